@@ -1,0 +1,44 @@
+# Autograd Lab. The set-up is two commands: `make course` and `make test` (see README.md).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: venv install graphviz course test lint bench torch
+
+venv install: $(STAMP) graphviz
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Re-installs only when pyproject.toml changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e ".[dev]"
+	touch $@
+
+# The Graphviz program `dot` draws the graphs; the Python package alone cannot.
+graphviz:
+	@command -v dot >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then SUDO=; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
+	else echo "Graphviz ('dot') is missing: install it with 'conda install -c conda-forge graphviz'"; \
+	     echo "or 'brew install graphviz', then re-run make. Continuing without it."; exit 0; fi; \
+	echo "Installing Graphviz with apt-get..."; \
+	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz \
+	  || echo "Could not install Graphviz; graphs will not be drawn. Continuing."
+
+course: install
+	$(BIN)/jupyter lab course/
+
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/python -m ruff check .
+
+bench: install
+	$(BIN)/python -m benchmarks
+
+# Optional: PyTorch as the oracle the course compares against (CPU build).
+torch: install
+	$(BIN)/python -m pip install torch==2.13.0
