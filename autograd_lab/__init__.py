@@ -1,0 +1,164 @@
+"""autograd_lab: a small NumPy autograd that behaves like PyTorch's.
+
+``import autograd_lab as torch`` runs the course's examples with PyTorch's results, node names
+(``AddBackward0``, ``AccumulateGrad``) and error messages. Read it in this order: ``tensor.py``
+(the data and autograd state), ``function.py`` (nodes and ``Function``), ``ops/`` (every op with its
+derivative), ``engine.py`` (backward).
+"""
+
+from .tensor import Tensor  # first: the ops and nodes below build on it  # isort: skip
+from . import autograd
+from .creation import (
+    arange,
+    as_tensor,
+    bernoulli,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .dtypes import (
+    Size,
+    bool,
+    device,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import (
+    abs,
+    amax,
+    amin,
+    argmax,
+    argmin,
+    cat,
+    chunk,
+    clamp,
+    clone,
+    cos,
+    div,
+    dot,
+    exp,
+    flatten,
+    log,
+    log_softmax,
+    logsumexp,
+    masked_fill,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mm,
+    mul,
+    narrow,
+    neg,
+    norm,
+    permute,
+    pow,
+    reciprocal,
+    relu,
+    reshape,
+    sigmoid,
+    sin,
+    softmax,
+    split,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    sub,
+    sum,
+    tanh,
+    transpose,
+    unsqueeze,
+    var,
+    where,
+)
+from .ops import add as _add
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+
+__version__ = "0.1.0"
+
+clip = clamp
+
+
+def add(input: Tensor, other: object, *, alpha: object = 1) -> Tensor:  # noqa: A002
+    return _add(input, other if alpha == 1 else mul(other, alpha))
+
+
+def t(input: Tensor) -> Tensor:  # noqa: A002
+    return input.t()
+
+
+def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> "builtins.int":  # noqa: A002, F821
+    return input.numel()
+
+
+def allclose(a: Tensor, b: Tensor, rtol: "builtins.float" = 1e-05, atol: "builtins.float" = 1e-08,  # noqa: F821
+             equal_nan: "builtins.bool" = False) -> "builtins.bool":  # noqa: F821
+    import numpy as _np
+
+    return _np.allclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
+                        equal_nan=equal_nan)
+
+
+def isclose(a: Tensor, b: Tensor, rtol: "builtins.float" = 1e-05, atol: "builtins.float" = 1e-08,  # noqa: F821
+            equal_nan: "builtins.bool" = False) -> Tensor:  # noqa: F821
+    import numpy as _np
+
+    return Tensor._make(_np.isclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol,
+                                    atol=atol, equal_nan=equal_nan))
+
+
+def equal(a: Tensor, b: Tensor) -> "builtins.bool":  # noqa: F821
+    import numpy as _np
+
+    return a.shape == b.shape and _np.array_equal(a._data, b._data)
+
+
+def set_printoptions(precision: "builtins.int | None" = None, threshold: "builtins.int | None" = None,  # noqa: F821
+                     edgeitems: "builtins.int | None" = None, linewidth: "builtins.int | None" = None,  # noqa: F821
+                     **_: object) -> None:
+    """Change how tensors print (precision, threshold, edgeitems, linewidth)."""
+    from . import _tensor_str
+
+    for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
+                        ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
+        if value is not None:
+            setattr(_tensor_str, name, value)

@@ -1,0 +1,194 @@
+"""Making tensors: from data, filled with constants, ranges, and random values."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .random import Generator, _generator
+from .tensor import Tensor, _size_arg, _to_array
+
+
+def _dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
+    if dtype is None:
+        return default if default is not None else dtypes.get_default_dtype().np
+    return dtypes.to_numpy_dtype(dtype)
+
+
+def _new(arr: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _check_ragged(data: Any, dim: int = 0) -> None:
+    """PyTorch's message for nested lists of unequal lengths."""
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, (list, tuple)) for d in data):
+        n = len(data[0])
+        for d in data:
+            if len(d) != n:
+                raise ValueError(f"expected sequence of length {n} at dim {dim + 1} (got {len(d)})")
+        for d in data:
+            _check_ragged(d, dim + 1)
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (``torch.tensor``).
+
+    Python floats give float32 (the default dtype), ints int64, bools bool; NumPy arrays keep their
+    dtype.
+    """
+    if device is not None:
+        dtypes.device(str(device))
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        arr = np.array(data._data, copy=True)
+    elif isinstance(data, (np.ndarray, np.generic)):
+        arr = np.array(data, copy=True)
+        dtypes.from_numpy_dtype(arr.dtype)
+    else:
+        _check_ragged(data)
+        try:
+            arr = np.array(_to_array(data))
+        except ValueError as e:
+            raise ValueError(f"could not convert {type(data).__name__} to a tensor: {e}") from None
+        if arr.dtype.kind == "f":
+            arr = arr.astype(dtypes.get_default_dtype().np)
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "b":
+            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if dtype is not None:
+        arr = arr.astype(_dtype(dtype))
+    return _new(arr, requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with a NumPy array or tensor where it can."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _dtype(dtype)):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``arr``: changing one changes the other (``torch.from_numpy``)."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    dtypes.from_numpy_dtype(arr.dtype)
+    return Tensor._make(arr)
+
+
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _new(np.zeros(_size_arg(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _new(np.ones(_size_arg(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _new(np.empty(_size_arg(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    if dtype is None:
+        default = {bool: np.bool_, int: np.int64}.get(type(fill_value))
+        dtype_np = np.dtype(default) if default else dtypes.get_default_dtype().np
+    else:
+        dtype_np = _dtype(dtype)
+    return _new(np.full(_size_arg((size,)), fill_value, dtype=dtype_np), requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _new(np.zeros(t._data.shape, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+
+
+def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _new(np.ones(t._data.shape, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+
+
+def empty_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _new(np.empty(t._data.shape, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+
+
+def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _new(np.full(t._data.shape, fill_value, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           requires_grad: bool = False, device: Any = None) -> Tensor:
+    """``arange(end)`` or ``arange(start, end, step)``; int64 for integer arguments."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    default = np.dtype(np.int64) if all_int else dtypes.get_default_dtype().np
+    return _new(np.arange(start, end, step).astype(_dtype(dtype, default)), requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    return _new(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _new(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+
+
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Standard normal samples."""
+    arr = _generator(generator).standard_normal(_size_arg(size)).astype(_dtype(dtype))
+    return _new(arr, requires_grad)
+
+
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Uniform samples from [0, 1)."""
+    arr = _generator(generator).random(_size_arg(size)).astype(_dtype(dtype))
+    return _new(arr, requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Any = (), *, generator: Generator | None = None,
+            dtype: Any = None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    arr = _generator(generator).integers(low, high, size=_size_arg((size,)))
+    return Tensor._make(arr.astype(_dtype(dtype, np.dtype(np.int64))))
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None) -> Tensor:
+    arr = _generator(generator).permutation(n)
+    return Tensor._make(arr.astype(_dtype(dtype, np.dtype(np.int64))))
+
+
+def randn_like(t: Tensor, *, generator: Generator | None = None, dtype: Any = None) -> Tensor:
+    return randn(t.shape, generator=generator, dtype=dtype or t.dtype)
+
+
+def rand_like(t: Tensor, *, generator: Generator | None = None, dtype: Any = None) -> Tensor:
+    return rand(t.shape, generator=generator, dtype=dtype or t.dtype)
+
+
+def normal(mean: float, std: float, size: Any, *, generator: Generator | None = None) -> Tensor:
+    arr = _generator(generator).normal(mean, std, size=_size_arg((size,)))
+    return Tensor._make(arr.astype(dtypes.get_default_dtype().np))
+
+
+def bernoulli(p: Tensor, *, generator: Generator | None = None) -> Tensor:
+    arr = _generator(generator).random(p._data.shape) < p._data
+    return Tensor._make(arr.astype(p._data.dtype))

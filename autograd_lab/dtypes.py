@@ -1,0 +1,119 @@
+"""Data types, devices and sizes, printed as PyTorch prints them (``torch.float32``, ``torch.Size``)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+
+class dtype:
+    """A tensor's element type. Compares equal to itself only; maps to a NumPy dtype."""
+
+    def __init__(self, name: str, np_dtype: Any, is_floating_point: bool, itemsize: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = is_floating_point
+        self.itemsize = itemsize
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float16 = half = dtype("float16", np.float16, True, 2)
+float32 = float = dtype("float32", np.float32, True, 4)
+float64 = double = dtype("float64", np.float64, True, 8)
+uint8 = dtype("uint8", np.uint8, False, 1)
+int8 = dtype("int8", np.int8, False, 1)
+int16 = short = dtype("int16", np.int16, False, 2)
+int32 = int = dtype("int32", np.int32, False, 4)
+int64 = long = dtype("int64", np.int64, False, 8)
+bool = dtype("bool", np.bool_, False, 1)  # noqa: A001 - PyTorch's name
+
+_BY_NUMPY = {d.np: d for d in (float16, float32, float64, uint8, int8, int16, int32, int64, bool)}
+# the dtype every new floating point tensor gets (torch.get_default_dtype())
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+def from_numpy_dtype(np_dtype: Any) -> dtype:
+    """The dtype of a NumPy dtype, or a TypeError naming it."""
+    key = np.dtype(np_dtype)
+    try:
+        return _BY_NUMPY[key]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{key.name}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_numpy_dtype(d: Any) -> np.dtype:
+    """Accept a dtype of this package, a NumPy dtype, or a Python type."""
+    if d is None:
+        return _default[0].np
+    if isinstance(d, dtype):
+        return d.np
+    if d is builtins.float:
+        return _default[0].np
+    return from_numpy_dtype(d).np
+
+
+class device:
+    """Where a tensor lives. Only the CPU exists here."""
+
+    def __init__(self, type: str = "cpu", index: Any = None) -> None:  # noqa: A002 - PyTorch's name
+        name = str(type).split(":")[0]
+        if name != "cpu":
+            raise RuntimeError(
+                f"autograd_lab runs on the CPU only; device '{type}' is not available here"
+            )
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: object) -> builtins.bool:
+        if isinstance(other, str):
+            return other.split(":")[0] == "cpu"
+        return isinstance(other, device)
+
+    def __hash__(self) -> builtins.int:
+        return hash("cpu")
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self) -> builtins.int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key: Any) -> Any:
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple(self) + tuple(other))

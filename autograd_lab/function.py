@@ -1,0 +1,440 @@
+"""The backward graph's nodes and ``Function``, the base class of every differentiable operation.
+
+Forward, an operation ``Op.apply(*inputs)`` computes its result and, when an input requires grad,
+creates a node ``OpBackward0`` that remembers
+
+- ``next_functions``: one ``(node, output_nr)`` edge per tensor input, pointing at the node that made
+  that input (its ``grad_fn``), at the input's ``AccumulateGrad`` node when it is a leaf that requires
+  grad, or ``(None, 0)`` when no gradient is wanted there;
+- the tensors ``ctx.save_for_backward`` kept for the derivative, with their versions.
+
+Backward, the engine (:mod:`autograd_lab.engine`) calls each node's ``apply`` with the gradients of its
+outputs and sends the returned gradients along ``next_functions``. Gradients of broadcast inputs are
+summed back to the input's shape here, in one place (:meth:`BackwardNode.apply`), not in every op.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+import traceback
+import weakref
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import grad_mode
+from .tensor import RemovableHandle, Tensor
+
+_sequence = itertools.count()
+_anomaly = {"enabled": False}
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """A node of the backward graph (``torch.autograd.graph.Node``)."""
+
+    _num_outputs = 1
+
+    def __init__(self) -> None:
+        self._next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self._sequence_nr = next(_sequence)
+        self._tensor_hooks: dict[int, dict[int, Callable]] = {}
+        self._retained: dict[int, weakref.ref] = {}
+        self._pre_hooks: dict[int, Callable] = {}
+        self._post_hooks: dict[int, Callable] = {}
+        self.metadata: dict[str, Any] = {}
+        self._forward_trace: list[str] | None = (
+            traceback.format_stack()[:-3] if _anomaly["enabled"] else None
+        )
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return self._next_functions
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs: Tensor | None) -> Any:
+        out = self.apply(*grad_outputs)
+        return out[0] if len(out) == 1 else out
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients."""
+        key = next(_sequence)
+        self._post_hooks[key] = fn
+        return RemovableHandle(self._post_hooks, key)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; it may return replacement gradients."""
+        key = next(_sequence)
+        self._pre_hooks[key] = fn
+        return RemovableHandle(self._pre_hooks, key)
+
+    def saved_items(self) -> list[tuple[str, Tensor | None]]:
+        """What this node saved for backward, by name (empty once freed). Read by viz."""
+        return []
+
+    def _release(self) -> None:
+        """Free what was saved for backward (the engine calls this unless retain_graph)."""
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    A saved *output* of the node is kept as its data alone: keeping the tensor would make a cycle
+    (output -> grad_fn -> saved output) that only the garbage collector could break.
+    """
+
+    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad")
+
+    def __init__(self, t: Tensor) -> None:
+        self.tensor: Tensor | None = t
+        self.data: np.ndarray | None = None
+        self.counter = t._version_counter
+        self.version = t._version_counter.value
+        self.output_nr = -1
+        self.requires_grad = t.requires_grad
+
+    def unpack(self, node: Node) -> Tensor:
+        if self.counter.value != self.version:
+            raise RuntimeError(self._version_message(node))
+        if self.tensor is not None:
+            return self.tensor
+        t = Tensor._make(self.data, grad_fn=node if self.requires_grad else None,
+                         output_nr=self.output_nr)
+        t._version_counter = self.counter
+        return t
+
+    def _version_message(self, node: Node) -> str:
+        data = self.tensor._data if self.tensor is not None else self.data
+        type_name = _legacy_type(data.dtype)
+        desc = f"[{type_name} [{', '.join(str(s) for s in data.shape)}]]"
+        if self.tensor is None:
+            desc += f", which is output {self.output_nr} of {_op_name(node)},"
+        elif self.tensor.grad_fn is not None:
+            desc += f", which is output {self.tensor.output_nr} of {_op_name(self.tensor.grad_fn)},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: {desc} is at version {self.counter.value}; expected version {self.version} "
+            "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
+
+
+def _op_name(node: Node) -> str:
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def _legacy_type(np_dtype: np.dtype) -> str:
+    from .dtypes import from_numpy_dtype
+    from .tensor import _legacy_type_name
+
+    return _legacy_type_name(from_numpy_dtype(np_dtype))
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` of a :class:`Function` receive as ``ctx``."""
+
+    needs_input_grad: tuple[bool, ...] = ()
+    materialize_grads = True
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for backward; backward reads them back from ``ctx.saved_tensors``."""
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Outputs that get no gradient (indices, masks)."""
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether backward receives zeros (True, the default) or None for unused outputs."""
+        self.materialize_grads = value
+
+
+class _ForwardOnlyCtx(FunctionCtx):
+    """The ctx of a call that records nothing (grad mode off, or no input requires grad)."""
+
+    def __init__(self, n: int) -> None:
+        self.needs_input_grad = (False,) * n
+
+
+class BackwardNode(Node, FunctionCtx):
+    """The node of a :class:`Function` call; it is also that call's ``ctx``."""
+
+    _forward_cls: ClassVar[type[Function]]
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self._saved: list[SavedTensor | None] | None = []
+        self._freed = False
+        self._tensor_positions: tuple[int, ...] = ()
+        self._input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
+        self._output_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
+        self._num_inputs = 0
+        self._non_differentiable: list[Tensor] = []
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        self._saved = [None if t is None else SavedTensor(t) for t in tensors]
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        self._non_differentiable.extend(tensors)
+
+    def saved_items(self) -> list[tuple[str, Tensor | None]]:
+        if self._freed or not self._saved:
+            return []
+        out = []
+        for i, s in enumerate(self._saved):
+            if s is not None:
+                t = s.tensor if s.tensor is not None else Tensor._make(s.data)
+                out.append((f"saved {i}", t))
+        return out
+
+    def _release(self) -> None:
+        self._saved = None
+        self._freed = True
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        if self.materialize_grads:
+            grad_outputs = tuple(
+                g if g is not None else Tensor._make(np.zeros(shape, dtype))
+                for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
+            )
+        result = self._forward_cls.backward(self, *grad_outputs)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = self._num_inputs
+        if len(result) != n:
+            if len(result) > n and all(r is None for r in result[n:]):
+                result = result[:n]
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(result)})"
+                )
+        grads: list[Tensor | None] = []
+        for k, pos in enumerate(self._tensor_positions):
+            g = result[pos]
+            if g is not None:
+                g = _validate_grad(self, k, g, *self._input_meta[k])
+            grads.append(g)
+        return tuple(grads)
+
+
+def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype) -> Tensor:
+    """Bring a returned gradient to its input's shape and dtype: THE place broadcasting is undone."""
+    if not isinstance(g, Tensor):
+        raise TypeError(
+            f"function {node.name()} returned a gradient of type {type(g).__name__} at index {index}, "
+            "expected a Tensor or None"
+        )
+    if g._data.shape != shape:
+        if not _expandable_to(shape, g._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]"
+            )
+        g = g.sum_to_size(shape)
+    if g._data.dtype != dtype:
+        g = g.to(_dtype_of(dtype))
+    return g
+
+
+def _dtype_of(np_dtype: np.dtype) -> Any:
+    from .dtypes import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)
+
+
+def _expandable_to(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (so a gradient of ``target`` sums back to it)."""
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != 1 and s != t:
+            return False
+    return True
+
+
+class AccumulateGrad(Node):
+    """The node at the end of every path: adds the arriving gradient into ``variable.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self._sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
+        self._tensor_hooks = {0: variable._leaf_hooks}
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[()]:
+        grad = grad_outputs[0]
+        var = self.variable
+        if grad is None:
+            return ()
+        if grad_mode.is_grad_enabled():  # create_graph=True: .grad keeps its own graph
+            var._grad = grad if var._grad is None else var._grad + grad
+        elif var._grad is None:
+            var._grad = Tensor._make(np.array(grad._data, dtype=var._data.dtype, copy=True))
+        else:
+            try:
+                var._grad._data += grad._data
+                var._grad._version_counter.value += 1
+            except ValueError:  # a read-only or broadcast .grad the user assigned
+                var._grad = Tensor._make(var._grad._data + grad._data)
+        return ()
+
+
+def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
+    """The edge a gradient for ``t`` flows along: its grad_fn, its AccumulateGrad, or nowhere."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t.output_nr)
+    if t._requires_grad:
+        node = t._accumulate_ref() if t._accumulate_ref is not None else None
+        if node is None:
+            node = AccumulateGrad(t)
+            t._accumulate_ref = weakref.ref(node)
+        return (node, 0)
+    return (None, 0)
+
+
+class Function:
+    """Base class of differentiable operations (``torch.autograd.Function``).
+
+    Subclass it with two static methods, forward and backward, side by side::
+
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad):
+                (y,) = ctx.saved_tensors
+                return grad * y
+
+    and call it as ``Exp.apply(x)``. ``forward`` runs with grad mode off; ``backward`` returns one
+    gradient (or None) per argument of ``forward``. The node is named ``ExpBackward``; the built-in
+    ops set ``node_name`` to PyTorch's names (``MulBackward0``).
+    """
+
+    node_name: ClassVar[str | None] = None
+    _backward_cls: ClassVar[type[BackwardNode]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
+        cls._backward_cls = type(
+            name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,
+                                    "__qualname__": name}
+        )
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function "
+            "to use it with backward mode AD."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        record = grad_mode.is_grad_enabled() and any(
+            isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args
+        )
+        if not record:
+            return _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
+
+        node = cls._backward_cls()
+        positions, edges, meta, needs = [], [], [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                positions.append(i)
+                edges.append(gradient_edge(a))
+                meta.append((a._data.shape, a._data.dtype))
+                needs.append(a.requires_grad)
+            else:
+                needs.append(False)
+        node._tensor_positions = tuple(positions)
+        node._next_functions = tuple(edges)
+        node._input_meta = tuple(meta)
+        node._num_inputs = len(args)
+        node.needs_input_grad = tuple(needs)
+
+        out = _run_forward(cls, node, args, kwargs)
+        outputs = out if isinstance(out, tuple) else (out,)
+        fresh = []
+        for o in outputs:
+            if isinstance(o, Tensor) and any(o is a for a in args):
+                o = Tensor._make(o._data)  # an input returned as it is: its result is a new tensor
+            fresh.append(o)
+        node._num_outputs = len(fresh)
+        node._output_meta = tuple(
+            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+            for o in fresh
+        )
+        for nr, o in enumerate(fresh):
+            if not isinstance(o, Tensor) or any(o is t for t in node._non_differentiable):
+                continue
+            o.grad_fn = node
+            o.output_nr = nr
+            for s in node._saved or ():
+                if s is not None and s.tensor is o:
+                    s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
+        node._non_differentiable = []
+        return tuple(fresh) if isinstance(out, tuple) else fresh[0]
+
+
+def _run_forward(cls: type[Function], ctx: Any, args: tuple, kwargs: dict) -> Any:
+    prev = grad_mode.is_grad_enabled()
+    grad_mode._set_enabled(False)
+    try:
+        return cls.forward(ctx, *args, **kwargs)
+    finally:
+        grad_mode._set_enabled(prev)
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
+    """Record each node's forward traceback so a failing backward can say where the op came from."""
+    _anomaly["enabled"] = bool(mode)
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly["enabled"]
+
+
+class detect_anomaly:
+    """Context manager form of :func:`set_detect_anomaly`."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.prev = _anomaly["enabled"]
+
+    def __enter__(self) -> None:
+        set_detect_anomaly(True)
+
+    def __exit__(self, *exc: object) -> None:
+        set_detect_anomaly(self.prev)

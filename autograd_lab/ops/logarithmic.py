@@ -1,0 +1,64 @@
+"""Softmax and log-softmax, computed stably (the maximum is subtracted before exponentiating)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..function import Function
+from ..tensor import Tensor, _wrap_dim
+
+
+def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    shifted = x - m
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+class Softmax(Function):
+    node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
+        out = Tensor._make(np.exp(_stable_log_softmax(a._data, dim)).astype(a._data.dtype, copy=False))
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (y,) = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
+        out = Tensor._make(_stable_log_softmax(a._data, dim).astype(a._data.dtype, copy=False))
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _float_input(a: Tensor, name: str) -> None:
+    if a._data.dtype.kind != "f":
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'Long\'')
+
+
+def softmax(a: Tensor, dim: int) -> Tensor:
+    _float_input(a, "softmax")
+    return Softmax.apply(a, _wrap_dim(dim, a.ndim))
+
+
+def log_softmax(a: Tensor, dim: int) -> Tensor:
+    _float_input(a, "log_softmax")
+    return LogSoftmax.apply(a, _wrap_dim(dim, a.ndim))

@@ -1,0 +1,106 @@
+"""Type promotion and operands: which dtype a result gets, as PyTorch decides it.
+
+PyTorch ranks operands: tensors with dimensions, then zero-dimensional tensors, then Python numbers.
+A lower-ranked operand changes the result's dtype only when it is of a higher *category*
+(bool < integer < floating point): ``int_tensor * 2.5`` is float32, ``float32_tensor + 1.0`` stays
+float32, ``float32_tensor + float64_scalar_tensor`` stays float32. NumPy's own rules differ, so every
+op asks here.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _category(d: np.dtype) -> int:
+    return _CATEGORY[d.kind]
+
+
+def _promote(group: list[np.dtype]) -> np.dtype:
+    top = max(_category(d) for d in group)
+    result = None
+    for d in group:
+        if _category(d) == top:
+            result = d if result is None else np.promote_types(result, d)
+    return result
+
+
+def scalar_dtype(value: Any) -> np.dtype:
+    """The dtype PyTorch gives a Python number standing alone."""
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(value, numbers.Integral):
+        return np.dtype(np.int64)
+    if isinstance(value, numbers.Real):
+        return dtypes.get_default_dtype().np
+    raise TypeError(f"unsupported operand type: {type(value).__name__}")
+
+
+def result_dtype(*operands: Any) -> np.dtype:
+    """``torch.result_type`` for tensors and Python numbers."""
+    ranked: list[list[np.dtype]] = [[], [], []]
+    for x in operands:
+        if isinstance(x, Tensor):
+            ranked[0 if x._data.ndim else 1].append(x._data.dtype)
+        elif x is not None:
+            ranked[2].append(scalar_dtype(x))
+    result = None
+    for group in ranked:
+        if group:
+            d = _promote(group)
+            if result is None or _category(d) > _category(result):
+                result = d
+    return result
+
+
+def as_operand(x: Any, dtype: np.dtype) -> Tensor:
+    """A Python number or array-like as a tensor of ``dtype`` (tensors pass through)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (numbers.Number, np.generic)):
+        return Tensor._make(np.asarray(x, dtype=dtype))
+    arr = np.asarray(x)
+    if arr.dtype.kind == "f" and not isinstance(x, np.ndarray):
+        arr = arr.astype(dtypes.get_default_dtype().np)
+    elif arr.dtype.kind == "i" and not isinstance(x, np.ndarray):
+        arr = arr.astype(np.int64)
+    return Tensor._make(arr)
+
+
+def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor]:
+    """Both operands of a binary op as tensors; numbers become 0-d tensors of the result dtype."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return a, b
+    dtype = result_dtype(a, b)
+    return as_operand(a, dtype), as_operand(b, dtype)
+
+
+def cast(arr: np.ndarray, *operands: Tensor) -> np.ndarray:
+    """Give ``arr`` (a NumPy result) the dtype PyTorch would give the op's result."""
+    want = result_dtype(*operands)
+    return arr if arr.dtype == want else arr.astype(want)
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape, or PyTorch's error naming both sizes and the dimension."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        k = n - 1 - i
+        sa = a[len(a) - 1 - k] if k < len(a) else 1
+        sb = b[len(b) - 1 - k] if k < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                f"non-singleton dimension {i}"
+            )
+        out.append(sa if sb == 1 else sb)
+    return tuple(reversed(out))

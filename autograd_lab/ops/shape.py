@@ -1,0 +1,516 @@
+"""Shape operations: views (reshape, transpose, indexing, ...), joins (cat, stack) and ``sum_to_size``.
+
+A *view* shares its input's memory and version counter: an in-place change through one is seen,
+and counted, by the other, as in PyTorch. The gradient of a view op is the inverse movement of the
+gradient (reshape back, transpose back, scatter into zeros).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ..function import Function, _expandable_to
+from ..tensor import Tensor, _wrap_dim
+from .mathematic import clone
+from .promotion import as_operand, result_dtype
+
+
+def _view(a: Tensor, arr: np.ndarray) -> Tensor:
+    """A result that shares ``a``'s memory: it shares its version counter and base too."""
+    t = Tensor._make(arr)
+    t._version_counter = a._version_counter
+    t._base = a._base if a._base is not None else a
+    return t
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """Resolve one -1 in ``shape`` and check the element count (PyTorch's messages)."""
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if unknown:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+# ---------------------------------------------------------------------------- views
+class View(Function):
+    node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        try:
+            arr = np.reshape(a._data, shape, copy=False)
+        except ValueError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+        return _view(a, arr)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+class UnsafeView(Function):
+    """The reshape of a copy (what ``reshape`` does when a view is impossible)."""
+
+    node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return Tensor._make(np.reshape(a._data, shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+class Expand(Function):
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return _view(a, np.broadcast_to(a._data, shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.sum_to_size(ctx.shape), None
+
+
+class Transpose(Function):
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, d0: int, d1: int) -> Tensor:
+        ctx.dims = (d0, d1)
+        return _view(a, np.swapaxes(a._data, d0, d1))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return grad.transpose(*ctx.dims), None, None
+
+
+class T(Transpose):
+    node_name = "TBackward0"
+
+
+class Permute(Function):
+    node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
+        return _view(a, np.transpose(a._data, dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.permute(ctx.inverse), None
+
+
+class Squeeze(Function):
+    node_name = "SqueezeBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return _view(a, np.squeeze(a._data, axis=dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+class SqueezeAll(Squeeze):
+    node_name = "SqueezeBackward0"
+
+
+class Unsqueeze(Function):
+    node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        return _view(a, np.expand_dims(a._data, dim))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.squeeze(ctx.dim), None
+
+
+class Select(Function):
+    node_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: int) -> Tensor:
+        ctx.shape = a._data.shape
+        ctx.key = (slice(None),) * dim + (index,)
+        return _view(a, a._data[ctx.key])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+
+
+class Slice(Function):
+    node_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, sl: slice) -> Tensor:
+        ctx.shape = a._data.shape
+        ctx.key = (slice(None),) * dim + (sl,)
+        return _view(a, a._data[ctx.key])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+
+
+class Index(Function):
+    """Advanced indexing (integer or boolean arrays): the result is a copy."""
+
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
+        ctx.shape, ctx.key = a._data.shape, key
+        try:
+            return Tensor._make(np.asarray(a._data[key]))
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Scatter.apply(grad, ctx.shape, ctx.key, True), None
+
+
+class Scatter(Function):
+    """The gradient of indexing: the gradient placed into zeros (repeated indices add up)."""
+
+    node_name = "IndexBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], key: tuple, accumulate: bool) -> Tensor:
+        ctx.key = key
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        if accumulate:
+            np.add.at(out, key, grad._data)
+        else:
+            out[key] = grad._data
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return getitem(grad, ctx.key), None, None, None
+
+
+class IndexPut(Function):
+    """``t[key] = value`` on a tensor in a graph: PyTorch's ``CopySlices`` node."""
+
+    node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
+        out = np.array(a._data, copy=True)
+        try:
+            out[key] = value._data
+        except ValueError:
+            target = np.empty(a._data.shape)[key].shape
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
+                f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+            ) from None
+        keep = np.ones(a._data.shape, dtype=bool)
+        keep[key] = False
+        ctx.keep, ctx.key = keep, key
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        grad_a = grad * Tensor._make(ctx.keep.astype(grad._data.dtype))
+        return grad_a, getitem(grad, ctx.key), None
+
+
+# ---------------------------------------------------------------------------- joins
+class Cat(Function):
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
+        ref = tensors[0]._data.shape
+        for i, t in enumerate(tensors):
+            s = t._data.shape
+            if len(s) != len(ref):
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}"
+                )
+            for d in range(len(ref)):
+                if d != dim and s[d] != ref[d]:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                        f"{ref[d]} but got size {s[d]} for tensor number {i} in the list."
+                    )
+        ctx.dim = dim
+        ctx.sizes = [t._data.shape[dim] for t in tensors]
+        dtype = result_dtype(*tensors)
+        return Tensor._make(np.concatenate([t._data for t in tensors], axis=dim).astype(dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        pieces, start = [], 0
+        for size in ctx.sizes:
+            pieces.append(narrow(grad, ctx.dim, start, size))
+            start += size
+        return (None, *pieces)
+
+
+class Stack(Function):
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
+        ref = tensors[0]._data.shape
+        for i, t in enumerate(tensors):
+            if t._data.shape != ref:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got [{', '.join(map(str, ref))}] "
+                    f"at entry 0 and [{', '.join(map(str, t._data.shape))}] at entry {i}"
+                )
+        ctx.dim, ctx.n = dim, len(tensors)
+        dtype = result_dtype(*tensors)
+        return Tensor._make(np.stack([t._data for t in tensors], axis=dim).astype(dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        return (None, *(Select.apply(grad, ctx.dim, i) for i in range(ctx.n)))
+
+
+# ---------------------------------------------------------------------------- functional forms
+def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    shape = _infer_shape(shape, a._data.size)
+    try:
+        np.reshape(a._data, shape, copy=False)
+    except ValueError:
+        return UnsafeView.apply(clone(a), shape)
+    return View.apply(a, shape)
+
+
+def view(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return View.apply(a, _infer_shape(shape, a._data.size))
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if a.ndim == 0:
+        return reshape(a, (1,))
+    s, e = _wrap_dim(start_dim, a.ndim), _wrap_dim(end_dim, a.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = a._data.shape
+    return reshape(a, shape[:s] + (-1,) + shape[e + 1:]) if s != e else a
+
+
+def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    shape = a._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        old = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if old is None:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                    f"dimension {i}"
+                )
+            s = old
+        if old is not None and old != s and old != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({old}) at "
+                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"Tensor sizes: [{', '.join(map(str, shape))}]"
+            )
+        target.append(s)
+    return Expand.apply(a, tuple(target))
+
+
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = builtins.max(a.ndim, 1)
+    return Transpose.apply(a, _wrap_dim(dim0, n) if a.ndim else 0, _wrap_dim(dim1, n) if a.ndim else 0)
+
+
+def t(a: Tensor) -> Tensor:
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    if a.ndim < 2:
+        return T.apply(a, 0, 0)
+    return T.apply(a, 0, 1)
+
+
+def permute(a: Tensor, dims: tuple[int, ...]) -> Tensor:
+    if len(dims) != a.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+            f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    wrapped = tuple(_wrap_dim(d, a.ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(a, wrapped)
+
+
+def squeeze(a: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return SqueezeAll.apply(a, tuple(i for i, s in enumerate(a._data.shape) if s == 1))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(_wrap_dim(d, a.ndim) for d in dims) if a.ndim else ()
+    return Squeeze.apply(a, tuple(d for d in dims if a._data.shape[d] == 1))
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    return Unsqueeze.apply(a, _wrap_dim(dim, a.ndim + 1))
+
+
+def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return Slice.apply(a, dim, slice(start, start + length))
+
+
+def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum ``a`` down to ``shape`` (the reverse of broadcasting ``shape`` up to ``a.shape``)."""
+    shape = tuple(shape)
+    if a._data.shape == shape:
+        return a
+    if not _expandable_to(shape, a._data.shape):
+        raise RuntimeError(
+            f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
+            f"{{[{', '.join(map(str, a._data.shape))}]}}."
+        )
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and a._data.shape[lead + i] != 1
+    )
+    out = a.sum(dims, keepdim=True) if dims else a
+    return out.view(shape) if out._data.shape != shape else out
+
+
+def _index_part(k: Any) -> Any:
+    if isinstance(k, Tensor):
+        return k._data
+    if isinstance(k, list):
+        return np.asarray([_index_part(x) for x in k])
+    return k
+
+
+def _normalize_key(key: Any) -> tuple[tuple, bool]:
+    if not isinstance(key, tuple):
+        key = (key,)
+    key = tuple(_index_part(k) for k in key)
+    advanced = any(isinstance(k, np.ndarray) and k.ndim > 0 or isinstance(k, np.ndarray)
+                   and k.dtype == np.bool_ for k in key)
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return key, advanced
+
+
+def getitem(a: Tensor, key: Any) -> Tensor:
+    """``a[key]``: basic indexing as a chain of Select/Slice/Unsqueeze views, as PyTorch records it;
+    integer or boolean array indices as one ``Index`` op (a copy)."""
+    key, advanced = _normalize_key(key)
+    if advanced:
+        return Index.apply(a, key)
+    specified = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    if builtins.sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out, dim = a, 0
+    for k in key:
+        if k is None:
+            out = Unsqueeze.apply(out, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += a.ndim - specified
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if k != slice(None):
+                out = Slice.apply(out, dim, k)
+            dim += 1
+        elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
+            k = int(k)
+            size = out._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out = Select.apply(out, dim, k)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                f"valid indices (got {type(k).__name__})"
+            )
+    if out is a:  # a[:] or a[...]: still a new tensor, a view of a
+        return View.apply(a, a._data.shape)
+    return out
+
+
+def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
+    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this)."""
+    key, _ = _normalize_key(key)
+    value = as_operand(value, a._data.dtype)
+    if value._data.dtype != a._data.dtype:
+        value = value.to(a.dtype)
+    return IndexPut.apply(a, value, key)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    return Cat.apply(_wrap_dim(dim, tensors[0].ndim), *tensors)
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return Stack.apply(_wrap_dim(dim, tensors[0].ndim + 1), *tensors)
+
+
+def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _wrap_dim(dim, a.ndim)
+    size = -(-a._data.shape[d] // chunks)
+    return split(a, size, d)
+
+
+def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _wrap_dim(dim, a.ndim)
+    n = a._data.shape[d]
+    sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
+        if isinstance(split_size, int) else list(split_size)
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(a, d, start, s))
+        start += s
+    return tuple(out)

@@ -1,0 +1,783 @@
+"""``Tensor``: an n-dimensional array that can record the operations made on it.
+
+A tensor wraps a NumPy array (``_data``) and carries the autograd state PyTorch's tensors carry:
+
+- ``requires_grad``: whether operations on it are recorded;
+- ``grad_fn``: the node of the backward graph that made it (None for a leaf, a tensor the user made);
+- ``grad``: where backward accumulates the gradient of a leaf;
+- ``_version``: a counter bumped by every in-place change, so that backward can refuse to use a
+  value that was overwritten after it was saved.
+
+The operations themselves live in :mod:`autograd_lab.ops`; the methods here only dispatch to them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from ._tensor_str import tensor_repr
+from .dtypes import Size
+from .grad_mode import is_grad_enabled, no_grad
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more information."
+)
+
+
+class _VersionCounter:
+    """Counts in-place changes; shared by a tensor and its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` takes the hook away again."""
+
+    def __init__(self, hooks: dict, key: int) -> None:
+        self._hooks = hooks
+        self._key = key
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+
+
+_hook_ids = iter(range(1 << 62))
+
+
+class Tensor:
+    """A multi-dimensional array with autograd (``torch.Tensor``).
+
+    ``Tensor(data)`` makes a float tensor like ``torch.Tensor``; prefer :func:`autograd_lab.tensor`.
+    """
+
+    __array_priority__ = 1000  # NumPy arrays defer to Tensor in mixed arithmetic
+
+    def __init__(self, data: Any = (), *, requires_grad: bool = False, name: str | None = None):
+        _init(self, np.array(_to_array(data), dtype=dtypes.get_default_dtype().np), requires_grad)
+        if name is not None:
+            self.name = name
+
+    @classmethod
+    def _make(
+        cls,
+        data: np.ndarray,
+        requires_grad: bool = False,
+        grad_fn: Any = None,
+        output_nr: int = 0,
+    ) -> Tensor:
+        """Wrap an ndarray without copying (the fast path every op uses)."""
+        t = object.__new__(cls)
+        _init(t, data, requires_grad)
+        t.grad_fn = grad_fn
+        t.output_nr = output_nr
+        return t
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self.ndim)]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> dtypes.device:
+        return dtypes.device("cpu")
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors the user made, and for every tensor that does not require grad."""
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if self.grad_fn is not None:
+            if flag:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if flag and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient of a leaf; None (with PyTorch's warning) on a non-leaf."""
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{_shape_str(value.shape)}' to a tensor "
+                    f"of size '{_shape_str(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Ask backward to fill ``.grad`` of this non-leaf tensor too (a no-op on leaves)."""
+        if self.grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self._retains_grad = True
+        self.grad_fn._retained[self.output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when the gradient of this tensor is computed.
+
+        The hook may return a new gradient, which replaces the old one from there on.
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        key = next(_hook_ids)
+        if self.grad_fn is None:
+            hooks = self._leaf_hooks
+        else:
+            hooks = self.grad_fn._tensor_hooks.setdefault(self.output_nr, {})
+        hooks[key] = hook
+        return RemovableHandle(hooks, key)
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Sequence[Tensor] | Tensor | None = None,
+    ) -> None:
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf of the graph.
+
+        For a non-scalar ``self`` pass ``gradient``: the vector v of the vector-Jacobian product
+        v^T J that backward computes.
+        """
+        from .engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
+        t = Tensor._make(self._data)
+        t._version_counter = self._version_counter
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
+                "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
+                "please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                "solution."
+            )
+        self.grad_fn = None
+        self.output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values as a tensor outside autograd (changes through it are not tracked)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The ndarray behind this tensor (shared, not copied)."""
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self) -> str:
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild, (self._data, self._requires_grad))
+
+    # ------------------------------------------------------------------ dtype conversion
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``to(dtype)``, ``to('cpu')`` or ``to(other)``; returns self when nothing changes."""
+        target = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, dtypes.dtype):
+                target = a
+            elif isinstance(a, Tensor):
+                target = a.dtype
+            elif isinstance(a, (str, dtypes.device)):
+                dtypes.device(str(a))
+        if "device" in kwargs:
+            dtypes.device(str(kwargs["device"]))
+        if target is None or target is self.dtype:
+            return self
+        return _ops.to_dtype(self, target)
+
+    def type(self, dtype: dtypes.dtype | None = None) -> Any:
+        if dtype is None:
+            return _legacy_type_name(self.dtype)
+        return self.to(dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        raise RuntimeError("autograd_lab runs on the CPU only; there is no CUDA device here")
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other: Any) -> Tensor:
+        return _ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _ops.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _ops.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _ops.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _ops.mul(_ops.reciprocal(self), other)
+
+    def __neg__(self) -> Tensor:
+        return _ops.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return _ops.pow(self, exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return _ops.pow(base, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _ops.matmul(other, self)
+
+    def __abs__(self) -> Tensor:
+        return _ops.abs(self)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.floor_divide, self, other)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.remainder, self, other)
+
+    # comparisons give bool tensors and are not differentiable
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _ops.non_differentiable(np.equal, self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _ops.non_differentiable(np.not_equal, self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.less, self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.less_equal, self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.greater, self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.greater_equal, self, other)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.logical_and, self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return _ops.non_differentiable(np.logical_or, self, other)
+
+    def __invert__(self) -> Tensor:
+        return _ops.non_differentiable(np.logical_not if self._data.dtype == np.bool_ else np.invert, self)
+
+    eq = __eq__
+    ne = __ne__
+    lt = __lt__
+    le = __le__
+    gt = __gt__
+    ge = __ge__
+
+    # in-place arithmetic: PyTorch's rules on leaves, version counters and rebased history
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        other = other if alpha == 1 else _ops.mul(other, alpha)
+        return _ops.inplace(self, _ops.add, other)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        other = other if alpha == 1 else _ops.mul(other, alpha)
+        return _ops.inplace(self, _ops.sub, other)
+
+    def mul_(self, other: Any) -> Tensor:
+        return _ops.inplace(self, _ops.mul, other)
+
+    def div_(self, other: Any) -> Tensor:
+        return _ops.inplace(self, _ops.div, other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return _ops.inplace(self, _ops.pow, exponent)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        return _ops.inplace(self, lambda t: _ops.clamp(t, min, max))
+
+    def neg_(self) -> Tensor:
+        return _ops.inplace(self, _ops.neg)
+
+    def zero_(self) -> Tensor:
+        return _ops.inplace(self, _ops.zero_like)
+
+    def fill_(self, value: Any) -> Tensor:
+        return _ops.inplace(self, lambda t: _ops.fill_like(t, value))
+
+    def copy_(self, src: Any) -> Tensor:
+        return _ops.inplace(self, _ops.copy_from, src)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+        from .random import _generator
+
+        values = _generator(generator).uniform(a, b, size=self._data.shape)
+        return _ops.inplace(self, lambda t: _ops.fill_like(t, values))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        from .random import _generator
+
+        values = _generator(generator).normal(mean, std, size=self._data.shape)
+        return _ops.inplace(self, lambda t: _ops.fill_like(t, values))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _ops.inplace(self, lambda t, v: _ops.index_put(t, key, v), value)
+
+    # ------------------------------------------------------------------ math
+    def exp(self) -> Tensor:
+        return _ops.exp(self)
+
+    def log(self) -> Tensor:
+        return _ops.log(self)
+
+    def sqrt(self) -> Tensor:
+        return _ops.sqrt(self)
+
+    def abs(self) -> Tensor:
+        return _ops.abs(self)
+
+    def sin(self) -> Tensor:
+        return _ops.sin(self)
+
+    def cos(self) -> Tensor:
+        return _ops.cos(self)
+
+    def tanh(self) -> Tensor:
+        return _ops.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return _ops.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return _ops.relu(self)
+
+    def reciprocal(self) -> Tensor:
+        return _ops.reciprocal(self)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return _ops.pow(self, exponent)
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return _ops.add(self, other if alpha == 1 else _ops.mul(other, alpha))
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return _ops.sub(self, other if alpha == 1 else _ops.mul(other, alpha))
+
+    def mul(self, other: Any) -> Tensor:
+        return _ops.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        return _ops.div(self, other)
+
+    def neg(self) -> Tensor:
+        return _ops.neg(self)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return _ops.matmul(self, other)
+
+    def mm(self, other: Tensor) -> Tensor:
+        return _ops.mm(self, other)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return _ops.dot(self, other)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
+        return _ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other: Tensor) -> Tensor:
+        return _ops.maximum(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return _ops.minimum(self, other)
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        return _ops.masked_fill(self, mask, value)
+
+    def softmax(self, dim: int) -> Tensor:
+        return _ops.softmax(self, dim)
+
+    def log_softmax(self, dim: int) -> Tensor:
+        return _ops.log_softmax(self, dim)
+
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> Tensor:
+        return _ops.logsumexp(self, dim, keepdim)
+
+    # ------------------------------------------------------------------ reductions
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return _ops.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return _ops.mean(self, dim, keepdim, dtype=dtype)
+
+    def var(self, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
+            correction: int | None = None) -> Tensor:
+        return _ops.var(self, dim, keepdim, correction=_correction(unbiased, correction))
+
+    def std(self, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
+            correction: int | None = None) -> Tensor:
+        return _ops.std(self, dim, keepdim, correction=_correction(unbiased, correction))
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return _ops.min(self, dim, keepdim)
+
+    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return _ops.amax(self, dim, keepdim)
+
+    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return _ops.amin(self, dim, keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        return _ops.argmin(self, dim, keepdim)
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        return _ops.sum_to_size(self, _size_arg(size))
+
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return _ops.norm(self, p, dim, keepdim)
+
+    def all(self) -> Tensor:
+        return Tensor._make(np.asarray(self._data.all()))
+
+    def any(self) -> Tensor:
+        return Tensor._make(np.asarray(self._data.any()))
+
+    # ------------------------------------------------------------------ shape
+    def reshape(self, *shape: Any) -> Tensor:
+        return _ops.reshape(self, _size_arg(shape))
+
+    def view(self, *shape: Any) -> Tensor:
+        if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+            raise NotImplementedError("view(dtype) is not supported by autograd_lab")
+        return _ops.view(self, _size_arg(shape))
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.view(other.shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def squeeze(self, dim: int | None = None) -> Tensor:
+        return _ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return _ops.unsqueeze(self, dim)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return _ops.expand(self, _size_arg(sizes))
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return self.expand(other.shape)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return _ops.transpose(self, dim0, dim1)
+
+    def permute(self, *dims: Any) -> Tensor:
+        return _ops.permute(self, _size_arg(dims))
+
+    def t(self) -> Tensor:
+        return _ops.t(self)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        return _ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        return _ops.transpose(self, -2, -1)
+
+    def contiguous(self) -> Tensor:
+        if self._data.flags.c_contiguous:
+            return self
+        return _ops.clone(self)
+
+    def clone(self) -> Tensor:
+        return _ops.clone(self)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return _ops.getitem(self, key)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        return _ops.chunk(self, chunks, dim)
+
+    def split(self, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+        return _ops.split(self, split_size, dim)
+
+
+def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
+    t._data = data
+    t._requires_grad = False
+    t.grad_fn = None
+    t.output_nr = 0
+    t._grad = None
+    t._retains_grad = False
+    t._version_counter = _VersionCounter()
+    t._base = None
+    t._accumulate_ref = None
+    t._leaf_hooks = {}
+    if requires_grad:
+        t.requires_grad = True
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._make(data, requires_grad)
+
+
+def _to_array(data: Any) -> Any:
+    """Lists that hold tensors become lists of numbers; everything else passes through."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_to_array(d) for d in data]
+    return data
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
+    return dim % ndim if ndim > 0 else 0
+
+
+def _size_arg(args: tuple) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f(torch.Size([2, 3]))`` all mean the shape (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return tuple(builtins.int(a) for a in args)
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _legacy_type_name(d: dtypes.dtype) -> str:
+    names = {
+        "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+        "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    }
+    return f"torch.{names[d.name]}Tensor"
+
+
+def _correction(unbiased: bool | None, correction: int | None) -> int:
+    if correction is not None:
+        return correction
+    return 0 if unbiased is False else 1
+
+
+# the operations; imported last because they build on Tensor
+from . import ops as _ops  # noqa: E402
+
+__all__ = ["Tensor", "RemovableHandle", "is_grad_enabled", "no_grad"]
