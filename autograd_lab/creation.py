@@ -18,10 +18,11 @@ def _dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
     return dtypes.to_numpy_dtype(dtype)
 
 
-def _new(arr: np.ndarray, requires_grad: bool) -> Tensor:
+def _new(arr: np.ndarray, requires_grad: bool, name: str | None = None) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
         t.requires_grad = True
+    t.name = name
     return t
 
 
@@ -36,11 +37,12 @@ def _check_ragged(data: Any, dim: int = 0) -> None:
             _check_ragged(d, dim + 1)
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           name: str | None = None) -> Tensor:
     """A new tensor holding a copy of ``data`` (``torch.tensor``).
 
     Python floats give float32 (the default dtype), ints int64, bools bool; NumPy arrays keep their
-    dtype.
+    dtype. ``name`` (not in PyTorch) labels the tensor in drawings of the graph.
     """
     if device is not None:
         dtypes.device(str(device))
@@ -70,7 +72,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     if dtype is not None:
         arr = arr.astype(_dtype(dtype))
-    return _new(arr, requires_grad)
+    return _new(arr, requires_grad, name)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -90,12 +92,14 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return Tensor._make(arr)
 
 
-def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _new(np.zeros(_size_arg(size), dtype=_dtype(dtype)), requires_grad)
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
+          name: str | None = None) -> Tensor:
+    return _new(np.zeros(_size_arg(size), dtype=_dtype(dtype)), requires_grad, name)
 
 
-def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _new(np.ones(_size_arg(size), dtype=_dtype(dtype)), requires_grad)
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
+         name: str | None = None) -> Tensor:
+    return _new(np.ones(_size_arg(size), dtype=_dtype(dtype)), requires_grad, name)
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -150,17 +154,17 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
-          requires_grad: bool = False, device: Any = None) -> Tensor:
+          requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
     """Standard normal samples."""
     arr = _generator(generator).standard_normal(_size_arg(size)).astype(_dtype(dtype))
-    return _new(arr, requires_grad)
+    return _new(arr, requires_grad, name)
 
 
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
-         requires_grad: bool = False, device: Any = None) -> Tensor:
+         requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
     """Uniform samples from [0, 1)."""
     arr = _generator(generator).random(_size_arg(size)).astype(_dtype(dtype))
-    return _new(arr, requires_grad)
+    return _new(arr, requires_grad, name)
 
 
 def randint(low: int, high: int | None = None, size: Any = (), *, generator: Generator | None = None,

@@ -228,6 +228,35 @@ def run_backward(
     return captured
 
 
+def execution_order(tensors: Tensor | Sequence[Tensor]) -> list[Node]:
+    """The nodes of the graph behind ``tensors`` in the order ``backward()`` would run them.
+
+    Nothing is computed or freed: this replays the engine's schedule (dependency counts, then the
+    most recently created ready node first) on the graph alone. Used to number nodes in drawings.
+    """
+    roots = [gradient_edge(t)[0] for t in _as_tuple(tensors)]
+    nodes = _discover([n for n in roots if n is not None])
+    deps: dict[Node, int] = {}
+    for node in nodes:
+        for nxt, _ in node._next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+    ready = [(-n._sequence_nr, i, n) for i, n in enumerate(dict.fromkeys(r for r in roots if r))
+             if deps.get(n, 0) == 0]
+    heapq.heapify(ready)
+    order, tie = [], len(ready)
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        order.append(node)
+        for nxt, _ in node._next_functions:
+            if nxt is not None:
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
+                    tie += 1
+    return order
+
+
 def _discover(roots: list[Node]) -> list[Node]:
     """Every node reachable from the roots (iterative depth-first search)."""
     seen = {id(n): n for n in roots}

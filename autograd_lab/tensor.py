@@ -726,6 +726,7 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._base = None
     t._accumulate_ref = None
     t._leaf_hooks = {}
+    t.name = None  # an optional label, shown by autograd_lab.viz
     if requires_grad:
         t.requires_grad = True
 

@@ -1,0 +1,55 @@
+"""Run every benchmark and write the table: ``python -m benchmarks [name ...]``."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str]) -> int:
+    names = sorted(m.name for m in pkgutil.iter_modules([str(HERE)]) if m.name.startswith("bench_"))
+    if argv:
+        names = [n for n in names if any(a in n for a in argv)]
+    rows = []
+    for name in names:
+        print(f"running {name} ...", flush=True)
+        start = time.perf_counter()
+        module = importlib.import_module(f"benchmarks.{name}")
+        for row in module.run():
+            rows.append(row)
+            print(f"  {row.benchmark} | {row.measurement} | {row.result}", flush=True)
+        print(f"  ({time.perf_counter() - start:.1f} s)", flush=True)
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Made by `python -m benchmarks` on {time.strftime('%Y-%m-%d')}: Python {platform.python_version()}, "
+        f"NumPy {np.__version__}, {platform.machine()}, {_cores()} cores. Each line compares within one run.",
+        "",
+        "| Benchmark | Measurement | Result |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {r.benchmark} | {r.measurement} | {r.result} |" for r in rows]
+    if not argv:
+        (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
+        print(f"wrote {HERE / 'RESULTS.md'}")
+    else:
+        print("\n".join(lines))
+    return 0
+
+
+def _cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
