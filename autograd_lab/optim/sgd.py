@@ -1,0 +1,73 @@
+"""Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay (``torch.optim.SGD``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer
+
+
+class SGD(Optimizer):
+    """``p -= lr * g``, where g is the gradient, optionally through a momentum buffer.
+
+    PyTorch's rule, step by step, for each parameter p with gradient g:
+
+    1. ``g = -g`` if ``maximize``;
+    2. ``g = g + weight_decay * p`` (L2 penalty added to the gradient);
+    3. with momentum μ: ``b = g`` on the first step (a copy), then ``b = μ b + (1 - dampening) g``;
+       ``g = g + μ b`` with Nesterov, else ``g = b``;
+    4. ``p = p - lr * g``.
+
+    Note that the buffer starts as the gradient itself (not zero), and that the learning rate
+    multiplies the buffer (unlike the "v = μ v - lr g" form of some textbooks).
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
+                 momentum: float = 0, dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
+                 *, maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+            "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()`` if given."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad if not maximize else -p.grad
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = grad.detach().clone()
+                    else:
+                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    state["momentum_buffer"] = buf
+                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
+                p.add_(grad, alpha=-lr)
+        return loss
+
+
+__all__ = ["SGD"]

@@ -1,0 +1,338 @@
+"""autograd_lab.optim: the seed example, PyTorch's update rules (differential), state and errors."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+from autograd_lab import nn, optim
+from autograd_lab.nn import functional as F
+
+
+@pytest.fixture(scope="module")
+def torch():
+    """PyTorch, the optional oracle (skipped without it), on one thread: many small ops run far faster."""
+    module = pytest.importorskip("torch")
+    module.set_num_threads(1)
+    return module
+
+
+# ---------------------------------------------------------------------------- the seed example (notebook 05)
+def test_seed_example_gradients_accumulate_until_zero_grad():
+    w = al.tensor(2.0, requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    assert w.grad.item() == pytest.approx(4.0), "dy/dw = 2w = 4.0"
+    opt.step()
+    assert w.item() == pytest.approx(1.6), "w - lr * grad = 2.0 - 0.1 * 4.0 = 1.6"
+    (w * w).sum().backward()
+    assert w.grad.item() == pytest.approx(7.2), "without zero_grad the new 3.2 is added to the old 4.0"
+    opt.zero_grad()
+    assert w.grad is None, "zero_grad sets .grad to None by default (set_to_none=True), as PyTorch"
+    (w * w).sum().backward()
+    assert w.grad.item() == pytest.approx(3.2), "after zero_grad only the new gradient 2 * 1.6 remains"
+
+
+def test_zero_grad_set_to_none_false_fills_zeros_in_place():
+    w = al.tensor([1.0, 2.0], requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    grad = w.grad
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is grad
+    assert w.grad.tolist() == [0.0, 0.0]
+
+
+def test_zero_grad_default_matches_pytorch(torch):
+    tw = torch.tensor(2.0, requires_grad=True)
+    topt = torch.optim.SGD([tw], lr=0.1)
+    (tw * tw).sum().backward()
+    topt.zero_grad()
+    assert tw.grad is None
+
+
+def test_step_skips_parameters_without_grad():
+    a = al.tensor([1.0], requires_grad=True)
+    b = al.tensor([1.0], requires_grad=True)
+    opt = optim.SGD([a, b], lr=0.5, momentum=0.9)
+    (a * 3).sum().backward()
+    opt.step()
+    assert a.tolist() == [pytest.approx(-0.5)]
+    assert b.tolist() == [1.0]
+    assert b not in opt.state  # no state for a parameter that never had a gradient
+
+
+def test_step_does_not_record_and_keeps_leaves():
+    w = al.tensor([1.0, 2.0], requires_grad=True)
+    opt = optim.Adam([w], lr=0.1)
+    (w * w).sum().backward()
+    opt.step()
+    assert w.is_leaf and w.grad_fn is None
+    assert w._version > 0, "a step changes the parameter in place, which bumps its version"
+
+
+# ---------------------------------------------------------------------------- errors
+def test_invalid_learning_rate():
+    w = al.tensor(1.0, requires_grad=True)
+    with pytest.raises(ValueError, match="^Invalid learning rate: -1$"):
+        optim.SGD([w], lr=-1)
+    with pytest.raises(ValueError, match="^Invalid learning rate: -1$"):
+        optim.Adam([w], lr=-1)
+
+
+def test_non_leaf_parameter():
+    w = al.tensor(1.0, requires_grad=True)
+    with pytest.raises(ValueError, match="^can't optimize a non-leaf Tensor$"):
+        optim.SGD([w * 2], lr=0.1)
+
+
+def test_empty_parameter_list():
+    with pytest.raises(ValueError, match="^optimizer got an empty parameter list$"):
+        optim.SGD([], lr=0.1)
+    with pytest.raises(ValueError, match="^optimizer got an empty parameter list$"):
+        optim.Adam(nn.ReLU().parameters())
+
+
+def test_other_errors():
+    w = al.tensor(1.0, requires_grad=True)
+    with pytest.raises(TypeError, match="iterable of Tensors or dicts, but got torch.FloatTensor"):
+        optim.SGD(w, lr=0.1)
+    with pytest.raises(TypeError, match="optimizer can only optimize Tensors, but one of the params is int"):
+        optim.SGD([1], lr=0.1)
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+        optim.SGD([w], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Invalid momentum value: -0.5"):
+        optim.SGD([w], lr=0.1, momentum=-0.5)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
+        optim.Adam([w], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        optim.SGD([{"params": [w]}, {"params": [w]}], lr=0.1)
+    with pytest.raises(TypeError, match="ordered collections"):
+        optim.SGD([{"params": {w}}], lr=0.1)
+
+
+def test_error_texts_match_pytorch(torch):
+    cases = [
+        (lambda m, w: m.optim.SGD([w], lr=-1), ValueError),
+        (lambda m, w: m.optim.SGD([w * 2], lr=0.1), ValueError),
+        (lambda m, w: m.optim.SGD([], lr=0.1), ValueError),
+        (lambda m, w: m.optim.Adam([w], eps=-1.0), ValueError),
+        (lambda m, w: m.optim.SGD([w], lr=0.1, nesterov=True), ValueError),
+    ]
+    for make, kind in cases:
+        msgs = []
+        for mod in (al, torch):
+            w = mod.tensor(1.0, requires_grad=True)
+            with pytest.raises(kind) as info:
+                make(mod, w)
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1]
+
+
+# ---------------------------------------------------------------------------- param groups
+def test_param_groups_have_their_own_lr():
+    a = al.tensor([1.0], requires_grad=True)
+    b = al.tensor([1.0], requires_grad=True)
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.01}], lr=0.1)
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.01]
+    (a + b).sum().backward()
+    opt.step()
+    assert a.item() == pytest.approx(0.9)
+    assert b.item() == pytest.approx(0.99)
+    opt.param_groups[1]["lr"] = 1.0  # changing a group's lr takes effect at the next step
+    opt.step()
+    assert b.item() == pytest.approx(-0.01)
+
+
+def test_add_param_group_and_repr():
+    a = al.tensor([1.0], requires_grad=True)
+    b = al.tensor([1.0], requires_grad=True)
+    opt = optim.SGD([a], lr=0.1, momentum=0.9)
+    opt.add_param_group({"params": b, "lr": 0.5})
+    assert opt.param_groups[1]["momentum"] == 0.9, "a new group takes the defaults it does not set"
+    text = repr(opt)
+    assert text.startswith("SGD (\nParameter Group 0\n") and "    lr: 0.5\n" in text
+
+
+def test_repr_matches_pytorch(torch):
+    mine = optim.Adam([al.tensor(1.0, requires_grad=True)], lr=0.01)
+    theirs = torch.optim.Adam([torch.tensor(1.0, requires_grad=True)], lr=0.01)
+    assert repr(mine) == repr(theirs)
+    mine = optim.SGD([al.tensor(1.0, requires_grad=True)], lr=0.01, momentum=0.9)
+    theirs = torch.optim.SGD([torch.tensor(1.0, requires_grad=True)], lr=0.01, momentum=0.9)
+    assert repr(mine) == repr(theirs)
+
+
+# ---------------------------------------------------------------------------- 20 steps vs PyTorch
+SGD_CONFIGS = [
+    {"lr": 0.1},
+    {"lr": 0.05, "momentum": 0.9},
+    {"lr": 0.05, "momentum": 0.9, "dampening": 0.3},
+    {"lr": 0.05, "momentum": 0.9, "nesterov": True},
+    {"lr": 0.05, "weight_decay": 0.1},
+    {"lr": 0.05, "momentum": 0.8, "weight_decay": 0.01, "nesterov": True},
+    {"lr": 0.02, "momentum": 0.5, "maximize": True},
+]
+ADAM_CONFIGS = [
+    ("Adam", {}),
+    ("Adam", {"lr": 0.01, "amsgrad": True}),
+    ("Adam", {"lr": 0.01, "weight_decay": 0.1}),
+    ("Adam", {"lr": 0.01, "betas": (0.3, 0.4), "eps": 1e-6}),
+    ("Adam", {"lr": 0.01, "maximize": True}),
+    ("AdamW", {"lr": 0.01}),
+    ("AdamW", {"lr": 0.01, "weight_decay": 0.5, "amsgrad": True}),
+]
+
+
+def _problem(dtype):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((16, 5)).astype(dtype)
+    y = rng.integers(0, 3, 16)
+    params = [rng.standard_normal((8, 5)) * 0.5, rng.standard_normal(8) * 0.1,
+              rng.standard_normal((3, 8)) * 0.5, rng.standard_normal(3) * 0.1]
+    return x, y, [p.astype(dtype) for p in params]
+
+
+def _loss(mod, functional, x, y, p):
+    h = functional.linear(x, p[0], p[1]).tanh()
+    return functional.cross_entropy(functional.linear(h, p[2], p[3]), y) + (p[0] * p[0]).sum() * 0.01
+
+
+def _run_both(torch, make, dtype, steps=20):
+    x, y, init = _problem(dtype)
+    mine = [al.tensor(p, requires_grad=True) for p in init]
+    theirs = [torch.tensor(p, requires_grad=True) for p in init]
+    opt_a, opt_t = make(optim, mine), make(torch.optim, theirs)
+    xa, ya, xt, yt = al.tensor(x), al.tensor(y), torch.tensor(x), torch.tensor(y)
+    worst = 0.0
+    for _ in range(steps):
+        for opt, mod, functional, xs, ys, ps in ((opt_a, al, F, xa, ya, mine),
+                                                 (opt_t, torch, torch.nn.functional, xt, yt, theirs)):
+            opt.zero_grad()
+            _loss(mod, functional, xs, ys, ps).backward()
+            opt.step()
+        for a, t in zip(mine, theirs):
+            ref = t.detach().numpy()
+            worst = max(worst, float(np.max(np.abs(a.detach().numpy() - ref) / (1 + np.abs(ref)))))
+    return worst, opt_a, opt_t
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("config", SGD_CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_sgd_matches_pytorch_for_20_steps(config, dtype, torch):
+    worst, opt_a, opt_t = _run_both(torch, lambda m, ps: m.SGD(ps, **config), dtype)
+    assert worst < (2e-5 if dtype == np.float32 else 1e-12), f"largest relative difference {worst}"
+    if config.get("momentum"):
+        buf_a = opt_a.state[opt_a.param_groups[0]["params"][0]]["momentum_buffer"]
+        buf_t = opt_t.state[opt_t.param_groups[0]["params"][0]]["momentum_buffer"]
+        np.testing.assert_allclose(buf_a.numpy(), buf_t.numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,config", ADAM_CONFIGS,
+                         ids=[f"{n}:" + ",".join(f"{k}={v}" for k, v in c.items()) for n, c in ADAM_CONFIGS])
+def test_adam_matches_pytorch_for_20_steps(name, config, dtype, torch):
+    worst, opt_a, opt_t = _run_both(torch, lambda m, ps: getattr(m, name)(ps, **config), dtype)
+    assert worst < (2e-5 if dtype == np.float32 else 1e-12), f"largest relative difference {worst}"
+    state_a = opt_a.state[opt_a.param_groups[0]["params"][0]]
+    state_t = opt_t.state[opt_t.param_groups[0]["params"][0]]
+    assert sorted(state_a) == sorted(state_t)
+    assert state_a["step"].item() == state_t["step"].item() == 20
+    assert state_a["step"].dtype is al.float32
+    for key in ("exp_avg", "exp_avg_sq"):
+        np.testing.assert_allclose(state_a[key].numpy(), state_t[key].numpy(), rtol=1e-4, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------- state_dict
+def test_state_dict_layout_matches_pytorch(torch):
+    for name, kwargs in (("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"amsgrad": True}), ("AdamW", {})):
+        sds = []
+        for mod in (al, torch):
+            a = mod.tensor([1.0, 2.0], requires_grad=True)
+            b = mod.tensor([3.0], requires_grad=True)
+            opt = getattr(mod.optim, name)([{"params": [a]}, {"params": [b], "lr": 0.5}], **kwargs)
+            ((a * a).sum() + (b * b).sum()).backward()
+            opt.step()
+            sds.append(opt.state_dict())
+        mine, theirs = sds
+        assert mine["param_groups"] == theirs["param_groups"]
+        assert list(mine["state"]) == list(theirs["state"]) == [0, 1]
+        for k in mine["state"]:
+            assert sorted(mine["state"][k]) == sorted(theirs["state"][k])
+            for key, value in mine["state"][k].items():
+                np.testing.assert_allclose(value.numpy(), theirs["state"][k][key].numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_state_dict_round_trip_continues_the_same_trajectory(name):
+    def make(params):
+        return optim.SGD(params, lr=0.1, momentum=0.9) if name == "SGD" else optim.Adam(params, lr=0.1)
+
+    def loss(w):
+        return ((w - al.tensor([1.0, -2.0, 3.0])) ** 2).sum() + (w ** 4).sum() * 0.01
+
+    w = al.tensor([0.5, 0.5, 0.5], requires_grad=True)
+    opt = make([w])
+    for _ in range(3):
+        opt.zero_grad()
+        loss(w).backward()
+        opt.step()
+    saved_w, saved_opt = w.detach().clone(), copy.deepcopy(opt.state_dict())
+    for _ in range(4):
+        opt.zero_grad()
+        loss(w).backward()
+        opt.step()
+
+    w2 = saved_w.clone().requires_grad_()
+    opt2 = make([w2])
+    opt2.load_state_dict(saved_opt)
+    assert opt2.state_dict()["param_groups"] == saved_opt["param_groups"]
+    for _ in range(4):
+        opt2.zero_grad()
+        loss(w2).backward()
+        opt2.step()
+    np.testing.assert_allclose(w2.detach().numpy(), w.detach().numpy(), rtol=0, atol=0)
+
+
+def test_load_state_dict_errors():
+    w = al.tensor([1.0], requires_grad=True)
+    v = al.tensor([1.0], requires_grad=True)
+    sd = optim.SGD([w], lr=0.1).state_dict()
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        optim.SGD([{"params": [w]}, {"params": [v]}], lr=0.1).load_state_dict(sd)
+    with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):
+        optim.SGD([w, v], lr=0.1).load_state_dict(sd)
+
+
+def test_closure_is_evaluated_with_grad():
+    w = al.tensor([1.0], requires_grad=True)
+    opt = optim.SGD([w], lr=0.25)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    loss = opt.step(closure)
+    assert loss.item() == 1.0
+    assert w.item() == pytest.approx(0.5)
+
+
+def test_module_parameters_with_optimizer():
+    al.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    assert len(opt.param_groups[0]["params"]) == 4
+    x, y = al.randn(5, 3), al.tensor([0, 1, 0, 1, 1])
+    before = F.cross_entropy(model(x), y).item()
+    for _ in range(20):
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+    assert F.cross_entropy(model(x), y).item() < before
