@@ -1,0 +1,526 @@
+"""Read the autograd graph behind some tensors into a drawing model: nodes, edges and their labels.
+
+Nothing here changes the graph: it follows ``grad_fn`` and ``next_functions``, reads
+``AccumulateGrad.variable``, ``saved_items()``, retained tensors and ``_grad``. The model is plain data
+(:class:`Model`), turned into DOT by :mod:`autograd_lab.viz.dot`; :mod:`autograd_lab.viz.steps` decorates
+it with the gradients of one backward pass before that.
+
+Kinds of drawn nodes (their colours are in ``dot.STYLES``):
+
+- ``leaf``: a tensor the user made that requires grad, drawn above its ``AccumulateGrad`` node;
+- ``output``: a tensor passed to ``draw``;
+- ``tensor``: a named or retained intermediate tensor, drawn between the node that made it and the
+  nodes that use it;
+- ``op``: a ``grad_fn`` node (``MulBackward0``); ``acc``: an ``AccumulateGrad`` node;
+- ``saved``: a tensor an op saved for backward (``show_saved``) that is not drawn otherwise;
+- ``summary``: nodes collapsed to keep a large graph legible.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..engine import execution_order
+from ..function import AccumulateGrad, Node
+from ..tensor import Tensor
+
+MAX_VALUE_ELEMENTS = 4  # tensors with more elements show their range, not their values
+CHAIN_KEEP = 2  # a collapsed chain keeps this many nodes drawn at each end
+SIDE_MAX = 12  # the largest side branch collapsed with its chain
+
+
+@dataclass
+class VNode:
+    """A drawn node. ``lines`` are (text, role) pairs under the title; roles pick a font style."""
+
+    key: str
+    kind: str
+    title: str = ""
+    lines: list[tuple[str, str]] = field(default_factory=list)
+    obj: Any = None
+    cluster: str | None = None
+    order: int | None = None
+    tooltip: str = ""
+    state: str | None = None  # in backward steps: "current" or "done"
+
+
+@dataclass
+class VEdge:
+    """A drawn edge ``src -> dst``, written in the forward direction (from an input to its consumer) so
+    that leaves rank on top; its arrow is drawn backwards, along ``next_functions``."""
+
+    src: str
+    dst: str
+    kind: str = "flow"  # "flow", "saved"
+    label: str = ""
+    count: int = 1
+    state: str | None = None  # in backward steps: "current" (the gradient just sent) or "done"
+
+
+@dataclass
+class Model:
+    nodes: dict[str, VNode]
+    edges: list[VEdge]
+    fn_key: dict[int, str]  # id(Node) -> key of the drawn node that shows it (a summary if collapsed)
+    slot_edge: dict[tuple[int, int], int]  # (id(consumer Node), input index) -> index into edges
+    output_edge: dict[int, int]  # id(output tensor) -> index of the edge grad_fn -> output
+    tensor_key: dict[int, str]  # id(Tensor) -> key of the node that draws it
+    total: int  # nodes the full drawing would have (without the legend)
+    collapsed: int  # nodes left out
+    rankdir: str = "TB"
+    caption: str = ""
+    keep: list = field(default_factory=list)  # objects whose id() is used as a key, kept alive
+
+
+# ---------------------------------------------------------------- formatting values
+
+def format_number(v: Any, kind: str = "f") -> str:
+    if kind == "b":
+        return str(bool(v))
+    if kind in "iu":
+        return str(int(v))
+    v = float(v)
+    if not np.isfinite(v):
+        return str(v)
+    s = f"{v:.4g}"
+    if "e" not in s and "." not in s:
+        s += ".0"
+    return s
+
+
+def format_array(a: np.ndarray) -> str:
+    """``2.0``, ``[1.0, 2.0]``, ``[[1.0, 2.0], [3.0, 4.0]]``; larger arrays as ``[min … max]``."""
+    a = np.asarray(a)
+    kind = a.dtype.kind
+    if a.size == 0:
+        return "[]"
+    if a.ndim == 0:
+        return format_number(a.item(), kind)
+    if a.size <= MAX_VALUE_ELEMENTS:
+        def nested(x: np.ndarray) -> str:
+            if x.ndim == 0:
+                return format_number(x.item(), kind)
+            return "[" + ", ".join(nested(e) for e in x) + "]"
+        return nested(a)
+    if kind in "fiu":
+        return f"[{format_number(a.min(), kind)} … {format_number(a.max(), kind)}]"
+    return f"{a.size} values"
+
+
+def format_shape(t: Tensor) -> str:
+    shape = tuple(t._data.shape)
+    text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+    if t._data.dtype != np.float32:
+        text += f" {t._data.dtype.name}"
+    return text
+
+
+def format_grad(g: Tensor | None) -> str:
+    return "None" if g is None else format_array(g._data)
+
+
+# ---------------------------------------------------------------- names
+
+def params_names(params: Any) -> dict[int, tuple[str, Tensor]]:
+    """``params``: a dict name -> tensor, anything with ``items()`` or ``named_parameters()``, or an
+    iterable of (name, tensor) pairs. Returns id(tensor) -> (name, tensor)."""
+    if params is None:
+        return {}
+    if hasattr(params, "named_parameters"):
+        params = params.named_parameters()
+    if hasattr(params, "items"):
+        params = params.items()
+    out: dict[int, tuple[str, Tensor]] = {}
+    for item in params:
+        try:
+            if isinstance(item, Tensor):
+                raise TypeError
+            name, t = item
+        except (TypeError, ValueError):
+            raise TypeError(
+                "params must be a dict name -> tensor, an nn.Module, or an iterable of (name, tensor) "
+                f"pairs such as model.named_parameters(); got an item {item!r}"
+            ) from None
+        if isinstance(t, Tensor):
+            out.setdefault(id(t), (str(name), t))
+    return out
+
+
+def caller_names(depth: int) -> dict[int, tuple[str, Tensor]]:
+    """Variable names of the tensors in the caller's namespace (locals first, then globals).
+
+    Names starting with ``_`` are skipped (IPython's ``_``, ``_1``...)."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:
+        return {}
+    out: dict[int, tuple[str, Tensor]] = {}
+    spaces = [frame.f_locals] if frame.f_locals is frame.f_globals else [frame.f_locals, frame.f_globals]
+    for space in spaces:
+        for name, value in list(space.items()):
+            if isinstance(value, Tensor) and not name.startswith("_"):
+                out.setdefault(id(value), (name, value))
+    del frame
+    return out
+
+
+# ---------------------------------------------------------------- the model
+
+def flatten_tensors(tensors: Sequence[Any]) -> list[Tensor]:
+    out: list[Tensor] = []
+    for t in tensors:
+        if isinstance(t, Tensor):
+            out.append(t)
+        elif isinstance(t, (list, tuple)):
+            out.extend(flatten_tensors(t))
+        else:
+            raise TypeError(f"draw expects tensors, got {type(t).__name__}")
+    if not out:
+        raise TypeError("draw expects at least one tensor, e.g. draw(loss)")
+    return out
+
+
+def discover(roots: Iterable[Node]) -> list[Node]:
+    """Every node reachable from ``roots``, breadth-first (so keys read from the output down)."""
+    seen: dict[int, Node] = {}
+    queue = deque()
+    for r in roots:
+        if id(r) not in seen:
+            seen[id(r)] = r
+            queue.append(r)
+    order = []
+    while queue:
+        node = queue.popleft()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and id(nxt) not in seen:
+                seen[id(nxt)] = nxt
+                queue.append(nxt)
+    return order
+
+
+def build(
+    tensors: list[Tensor],
+    names: dict[int, tuple[str, Tensor]],
+    fallback: dict[int, tuple[str, Tensor]] | None = None,
+    *,
+    show_grads: bool = False,
+    show_saved: bool = False,
+    show_order: bool = False,
+    rankdir: str = "TB",
+    max_nodes: int | None = 200,
+) -> Model:
+    """The drawing model of the graph behind ``tensors``.
+
+    ``names`` (from ``params``) and ``fallback`` (the caller's variables) map id(tensor) -> (name, tensor);
+    a tensor's label is its ``names`` entry, else its ``name=``, else its ``fallback`` entry.
+    """
+    fallback = fallback or {}
+    keep: list[Any] = [tensors, names, fallback]
+    outputs = list(dict.fromkeys(tensors))  # one box per distinct tensor, in the order given
+    roots = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    fns = discover(roots)
+    fn_by_id = {id(n): n for n in fns}
+    fn_index = {id(n): i for i, n in enumerate(fns)}
+
+    def name_of(t: Tensor) -> str | None:
+        if id(t) in names:
+            return names[id(t)][0]
+        if t.name is not None:
+            return t.name
+        return fallback[id(t)][0] if id(t) in fallback else None
+
+    # Non-leaf tensors drawn between their grad_fn and its consumers: outputs, retained and named ones.
+    inline: dict[tuple[int, int], Tensor] = {}
+    for t in outputs:
+        if t.grad_fn is not None:
+            inline.setdefault((id(t.grad_fn), t.output_nr), t)
+    for node in fns:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and t.grad_fn is node:
+                inline.setdefault((id(node), nr), t)
+    for _, t in [*names.values(), *fallback.values()]:
+        if t.grad_fn is not None and id(t.grad_fn) in fn_by_id:
+            inline.setdefault((id(t.grad_fn), t.output_nr), t)
+    output_ids = {id(t) for t in outputs}
+
+    saved: dict[int, list[tuple[str, Tensor]]] = {}
+    if show_saved:
+        for node in fns:
+            items = [(label, t) for label, t in node.saved_items() if t is not None]
+            if items:
+                saved[id(node)] = items
+        keep.append(saved)
+
+    # ------------------------------------------------ collapsing large graphs
+    leaf_outputs = [t for t in outputs if t.grad_fn is None]
+    n_acc = sum(isinstance(n, AccumulateGrad) for n in fns)
+    n_saved_est = sum(len(v) for v in saved.values())
+    total = len(fns) + n_acc + len(inline) + len(leaf_outputs) + n_saved_est
+    rep: dict[int, str] = {id(n): f"f{i}" for i, n in enumerate(fns)}
+    summaries: dict[str, list[Node]] = {}
+    if max_nodes is not None and total > max_nodes:
+        _collapse(fns, roots, inline, saved, rep, summaries, max_nodes - len(leaf_outputs) - 1)
+
+    kept = [n for n in fns if rep[id(n)] == f"f{fn_index[id(n)]}"]
+    kept_ids = {id(n) for n in kept}
+
+    nodes: dict[str, VNode] = {}
+    edges: list[VEdge] = []
+    tensor_key: dict[int, str] = {}
+    data_key: dict[int, str] = {}
+    slot_edge: dict[tuple[int, int], int] = {}
+    output_edge: dict[int, int] = {}
+
+    def tensor_lines(t: Tensor, grad: bool) -> list[tuple[str, str]]:
+        lines = [(format_shape(t), "shape"), (format_array(t._data), "value")]
+        if grad:
+            lines.append(("grad " + format_grad(t._grad), "grad" if t._grad is not None else "none"))
+        return lines
+
+    def add_tensor(key: str, kind: str, t: Tensor, grad: bool) -> VNode:
+        name = name_of(t)
+        if kind == "output" and name is None:
+            name = "output"
+        v = VNode(key, kind, name or "", tensor_lines(t, grad), obj=t,
+                  tooltip=f"{name or 'tensor'}: shape {tuple(t.shape)}")
+        nodes[key] = v
+        tensor_key[id(t)] = key
+        data_key.setdefault(id(t._data), key)
+        return v
+
+    order = {}
+    if show_order and roots:
+        order = {id(n): i + 1 for i, n in enumerate(execution_order([t for t in outputs
+                                                                      if t.grad_fn is not None]))}
+
+    n_tensors = 0
+
+    def next_tensor_key() -> str:
+        nonlocal n_tensors
+        n_tensors += 1
+        return f"t{n_tensors - 1}"
+
+    # function nodes (and the leaves above their AccumulateGrad nodes)
+    for node in kept:
+        key = rep[id(node)]
+        is_acc = isinstance(node, AccumulateGrad)
+        v = VNode(key, "acc" if is_acc else "op", node.name(), obj=node, order=order.get(id(node)),
+                  tooltip=node.name())
+        nodes[key] = v
+        if is_acc:
+            var = node.variable
+            lk = tensor_key.get(id(var)) or next_tensor_key()
+            if lk not in nodes:
+                leaf = add_tensor(lk, "output" if id(var) in output_ids else "leaf", var, show_grads)
+                name = name_of(var)
+                if name and "." in name:
+                    leaf.cluster = v.cluster = name.rsplit(".", 1)[0]
+            edges.append(VEdge(lk, key))
+    for t in leaf_outputs:
+        if id(t) not in tensor_key:
+            add_tensor(next_tensor_key(), "output", t, show_grads and t.requires_grad)
+
+    # inline tensors: grad_fn -> tensor box (-> consumers, below)
+    inline_key: dict[tuple[int, int], str] = {}
+    for (nid, nr), t in inline.items():
+        if nid not in kept_ids:
+            continue
+        kind = "output" if id(t) in output_ids else "tensor"
+        key = next_tensor_key()
+        add_tensor(key, kind, t, show_grads and (t._grad is not None or t.retains_grad or kind == "tensor"))
+        inline_key[(nid, nr)] = key
+        edges.append(VEdge(rep[nid], key))
+        if id(t) in output_ids:
+            output_edge[id(t)] = len(edges) - 1
+
+    # summaries of collapsed nodes
+    inline_count = Counter(nid for nid, _ in inline)
+    collapsed = 0
+    for key, members in summaries.items():
+        counts = Counter(n.name() for n in members)
+        lines = [(f"{name} ×{c}", "shape") for name, c in counts.most_common(3)]
+        if len(counts) > 3:
+            lines.append((f"and {len(counts) - 3} more kinds", "shape"))
+        hidden = sum(1 + isinstance(n, AccumulateGrad) + inline_count[id(n)] for n in members)
+        collapsed += hidden
+        nodes[key] = VNode(key, "summary", f"{hidden} nodes collapsed", lines,
+                           tooltip=f"{hidden} nodes collapsed")
+
+    # edges between function nodes: input -> consumer
+    dedup: dict[tuple[str, str], int] = {}
+    for node in fns:
+        dst = rep[id(node)]
+        for k, (nxt, nr) in enumerate(node.next_functions):
+            if nxt is None:
+                continue
+            src = inline_key.get((id(nxt), nr)) or rep[id(nxt)]
+            if src == dst:
+                continue
+            if id(node) in kept_ids and id(nxt) in kept_ids:
+                edges.append(VEdge(src, dst))
+                slot_edge[(id(node), k)] = len(edges) - 1
+            elif (src, dst) in dedup:
+                edges[dedup[(src, dst)]].count += 1
+            else:
+                edges.append(VEdge(src, dst))
+                dedup[(src, dst)] = len(edges) - 1
+    for i in dedup.values():
+        if edges[i].count > 1:
+            edges[i].label = f"×{edges[i].count}"
+
+    # saved tensors: an edge from the tensor's box if it is drawn, else from a note
+    if show_saved:
+        by_src: dict[tuple[str, str], list[str]] = {}
+        n_notes = 0
+        for node in kept:
+            for label, t in saved.get(id(node), ()):
+                src = tensor_key.get(id(t)) or data_key.get(id(t._data))
+                if src is None:
+                    src = f"s{n_notes}"
+                    n_notes += 1
+                    title = "saved" + (f": {name_of(t)}" if name_of(t) else "")
+                    nodes[src] = VNode(src, "saved", title, [(format_shape(t), "shape"),
+                                                               (format_array(t._data), "value")],
+                                       obj=t, tooltip="a tensor saved for backward")
+                    data_key[id(t._data)] = src
+                by_src.setdefault((src, rep[id(node)]), []).append(label.replace("saved ", ""))
+        for (src, dst), labels in by_src.items():
+            edges.append(VEdge(src, dst, kind="saved", label="saved " + ", ".join(labels)))
+
+    total = len(nodes) - len(summaries) + collapsed
+    caption = ""
+    if collapsed:
+        caption = (f"{collapsed} of {total} nodes collapsed to keep the drawing legible; "
+                   "draw(..., max_nodes=None) draws them all")
+    fn_key = {id(n): rep[id(n)] for n in fns}
+    return Model(nodes, edges, fn_key, slot_edge, output_edge, tensor_key, total, collapsed, rankdir,
+                 caption, keep)
+
+
+def _collapse(
+    fns: list[Node],
+    roots: list[Node],
+    inline: dict[tuple[int, int], Tensor],
+    saved: dict[int, list],
+    rep: dict[int, str],
+    summaries: dict[str, list[Node]],
+    budget: int,
+) -> None:
+    """Map nodes to summary nodes (in ``rep``) until the drawing fits in ``budget`` nodes.
+
+    1. Chains, the shape of a Python loop (``x = x * w + b``, ``s = s + x[i] * w[i]``): a run of ops
+       where each has one "main" op input used by nothing else, besides small private side branches
+       (at most ``SIDE_MAX`` nodes used only by that op). The chain keeps ``CHAIN_KEEP`` ops at each
+       end; its middle, with the side branches, becomes one summary node. Leaves shared with the rest
+       of the graph (``w`` used in every iteration) stay drawn.
+    2. If still too large: the nodes nearest to the outputs (breadth-first) are kept as long as they fit,
+       the rest become one summary node.
+    """
+    is_op = {id(n): not isinstance(n, AccumulateGrad) for n in fns}
+    protected = {id(r) for r in roots} | {nid for nid, _ in inline}
+    consumers: dict[int, set[int]] = {}
+    for n in fns:
+        for c, _ in n.next_functions:
+            if c is not None:
+                consumers.setdefault(id(c), set()).add(id(n))
+
+    def side_branch(c: Node, p: Node) -> list[Node] | None:
+        """The nodes only ``p`` reaches through ``c``, if they are few; shared leaves left out."""
+        if consumers[id(c)] != {id(p)} or id(c) in protected:
+            return None
+        members, seen, stack = [c], {id(c)}, [c]
+        while stack:
+            for k, _ in stack.pop().next_functions:
+                if k is None or id(k) in seen:
+                    continue
+                if not consumers[id(k)] <= seen or id(k) in protected:
+                    if not is_op[id(k)]:
+                        continue  # a leaf used elsewhere too: it stays drawn
+                    return None
+                seen.add(id(k))
+                members.append(k)
+                stack.append(k)
+                if len(members) > SIDE_MAX:
+                    return None
+        return members
+
+    link: dict[int, Node] = {}
+    private: dict[int, list[Node]] = {}
+    for n in fns:
+        if not is_op[id(n)]:
+            continue
+        main, side = [], {}
+        for c in {id(c): c for c, _ in n.next_functions if c is not None}.values():
+            branch = side_branch(c, n)
+            if branch is not None:
+                side[id(c)] = (c, branch)
+            elif is_op[id(c)]:
+                main.append(c)
+        if not main:  # near the chain's start every input is small: follow the largest
+            ops = [cb for cb in side.values() if is_op[id(cb[0])]]
+            if ops:
+                c = max(ops, key=lambda cb: len(cb[1]))[0]
+                main.append(side.pop(id(c))[0])
+        private[id(n)] = [m for _, branch in side.values() for m in branch]
+        if len(main) == 1 and consumers[id(main[0])] == {id(n)} and id(main[0]) not in protected:
+            link[id(n)] = main[0]
+    linked_to = {id(c) for c in link.values()}
+    for n in fns:
+        if id(n) in linked_to or id(n) not in link:
+            continue
+        chain = [n]
+        while id(chain[-1]) in link:
+            chain.append(link[id(chain[-1])])
+        middle = chain[CHAIN_KEEP:len(chain) - CHAIN_KEEP]
+        if len(middle) >= 2:
+            key = f"c{len(summaries)}"
+            summaries[key] = [m2 for m in middle for m2 in (m, *private.get(id(m), ()))]
+            for m in summaries[key]:
+                rep[id(m)] = key
+
+    inline_count = Counter(nid for nid, _ in inline)
+
+    def cost(key: str, members: list[Node]) -> int:
+        if len(members) > 1:  # a chain's summary node
+            return 1
+        m = members[0]
+        return 1 + isinstance(m, AccumulateGrad) + inline_count[id(m)] + len(saved.get(id(m), ()))
+
+    groups: dict[str, list[Node]] = {}
+    for n in fns:
+        groups.setdefault(rep[id(n)], []).append(n)
+    if sum(cost(k, v) for k, v in groups.items()) <= budget:
+        return
+    # 2. breadth-first from the outputs over the (chain-collapsed) graph
+    adj: dict[str, list[str]] = {}
+    for n in fns:
+        for c, _ in n.next_functions:
+            if c is not None and rep[id(c)] != rep[id(n)]:
+                adj.setdefault(rep[id(n)], []).append(rep[id(c)])
+    start = list(dict.fromkeys(rep[id(r)] for r in roots))
+    seen, queue, kept_groups, used = set(start), deque(start), set(), 0
+    while queue:
+        key = queue.popleft()
+        c = cost(key, groups[key])
+        if used + c > budget - 1:  # room for the summary node
+            break
+        used += c
+        kept_groups.add(key)
+        for nxt in adj.get(key, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    rest = [n for n in fns if rep[id(n)] not in kept_groups]
+    for key in {rep[id(n)] for n in rest}:
+        summaries.pop(key, None)
+    summaries["rest"] = rest
+    for n in rest:
+        rep[id(n)] = "rest"
