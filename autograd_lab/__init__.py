@@ -162,3 +162,7 @@ def set_printoptions(precision: "builtins.int | None" = None, threshold: "builti
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(_tensor_str, name, value)
+
+
+# nn, optim and data build on the core above; the core never imports them.
+from . import data, nn, optim, utils  # noqa: E402

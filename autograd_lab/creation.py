@@ -21,6 +21,8 @@ def _dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
 def _new(arr: np.ndarray, requires_grad: bool, name: str | None = None) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
+        if arr.dtype.kind not in "fc":  # the factories' wording differs from requires_grad_()'s
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     t.name = name
     return t

@@ -61,6 +61,25 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
         ) from None
 
 
+# How PyTorch's error messages name dtypes: its ScalarType names ("Float", "Long") in most messages,
+# the C++ type names ("float", "long int") in a few (matmul's and masked_fill's).
+_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "uint8": "Byte",
+                      "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool"}
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+                   "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+                   "int64": "long int", "bool": "bool"}
+
+
+def scalar_type_name(np_dtype: Any) -> str:
+    """``Float`` for float32, ``Long`` for int64: the dtype as PyTorch's messages name it."""
+    return _SCALAR_TYPE_NAMES[from_numpy_dtype(np_dtype).name]
+
+
+def cpp_type_name(np_dtype: Any) -> str:
+    """``float`` for float32, ``long int`` for int64: the C++ type some PyTorch messages show."""
+    return _CPP_TYPE_NAMES[from_numpy_dtype(np_dtype).name]
+
+
 def to_numpy_dtype(d: Any) -> np.dtype:
     """Accept a dtype of this package, a NumPy dtype, or a Python type."""
     if d is None:

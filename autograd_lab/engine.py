@@ -27,6 +27,13 @@ from .tensor import Tensor
 
 Observer = Callable[[Node, tuple, tuple], None]
 
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+    "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+    "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+    "to None after use to break the cycle and avoid the leak."
+)
+
 
 def _as_tuple(x: Any) -> tuple:
     if x is None:
@@ -39,10 +46,7 @@ def _as_tuple(x: Any) -> tuple:
 def _make_grads(outputs: tuple[Tensor, ...], grads: tuple) -> list[Tensor | None]:
     """Check the given output gradients, or make the implicit 1 for scalar outputs."""
     if len(grads) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors should have the same length as tensors (got {len(grads)} and "
-            f"{len(outputs)})"
-        )
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     out: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(outputs, grads)):
         if not isinstance(t, Tensor):
@@ -82,11 +86,13 @@ def backward(
     grads = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:  # a leaf's .grad then holds a graph that leads back to the leaf itself
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     targets = None
     if inputs is not None:
         targets = _as_tuple(inputs)
         if not targets:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     run_backward(outputs, _make_grads(outputs, grads), retain_graph, create_graph, targets,
                  accumulate=True)
 
@@ -110,6 +116,11 @@ def grad(
         raise RuntimeError("grad requires non-empty inputs.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    for i, t in enumerate(outs):  # PyTorch checks the outputs first
+        if isinstance(t, Tensor) and not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     for t in ins:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -197,15 +208,23 @@ def run_backward(
         while ready:
             _, _, node = heapq.heappop(ready)
             grads_in = buffers.pop(node)
-            grads_in = _before_node(node, grads_in)
+            needed = runs(node)
+            hooked = node._tensor_hooks or node._retained or node._pre_hooks
+            if not needed and hooked:  # only visited to capture a gradient: tensor hooks run first
+                grads_in = _tensor_pre_hooks(node, grads_in)
             for nr, g in enumerate(grads_in):
                 for k in captures.get((node, nr), ()):
                     captured[k] = g if create_graph or g is None else g.detach()
-            if not runs(node):
+            if not needed:
                 continue
+            if hooked:
+                grads_in = _node_pre_hooks(node, _tensor_pre_hooks(node, grads_in))
             grads_out = _call(node, grads_in)
             for hook in tuple(node._post_hooks.values()):
-                hook(grads_in, grads_out)
+                # PyTorch's names, seen from the forward op: hook(grad_inputs, grad_outputs)
+                new = hook(tuple(grads_out), tuple(grads_in))
+                if new is not None:
+                    grads_out = tuple(new)
             if observer is not None:
                 observer(node, tuple(grads_in), tuple(grads_out))
             if not retain_graph:
@@ -223,7 +242,7 @@ def run_backward(
 
     if accumulate and inputs is not None:  # backward(inputs=[non-leaf]) fills its .grad
         for t, g in zip(inputs, captured):
-            if t.grad_fn is not None and g is not None:
+            if t.grad_fn is not None and g is not None and not t._retains_grad:  # else already stored
                 _store_retained(t, g, create_graph)
     return captured
 
@@ -299,8 +318,9 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
 
-def _before_node(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
-    """Tensor hooks (which may replace a gradient), then node pre-hooks, then retain_grad."""
+def _tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """The hooks registered on the tensors this node made (each may replace the gradient), then
+    retain_grad, which stores the gradient as the hooks left it (PyTorch's order)."""
     for nr, hooks in node._tensor_hooks.items():
         for hook in tuple(hooks.values()):
             if grads[nr] is None:
@@ -308,14 +328,19 @@ def _before_node(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
             new = hook(grads[nr])
             if new is not None:
                 grads[nr] = new
-    for hook in tuple(node._pre_hooks.values()):
-        new = hook(tuple(grads))
-        if new is not None:
-            grads = list(new)
     for nr, ref in tuple(node._retained.items()):
         t = ref()
         if t is not None and grads[nr] is not None and t.grad_fn is node:
             _store_retained(t, grads[nr], grad_mode.is_grad_enabled())
+    return grads
+
+
+def _node_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """``node.register_prehook`` hooks: they see all the node's output gradients, and may replace them."""
+    for hook in tuple(node._pre_hooks.values()):
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
     return grads
 
 

@@ -71,7 +71,11 @@ class Node:
         return out[0] if len(out) == 1 else out
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
-        """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients."""
+        """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients.
+
+        As in PyTorch, ``grad_inputs`` are the gradients this node computed (one per input of the
+        forward op) and ``grad_outputs`` the ones it received; ``fn`` may return new grad_inputs.
+        """
         key = next(_sequence)
         self._post_hooks[key] = fn
         return RemovableHandle(self._post_hooks, key)
@@ -213,7 +217,7 @@ class BackwardNode(Node, FunctionCtx):
         self._freed = True
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        if self.materialize_grads:
+        if self.materialize_grads and any(g is None for g in grad_outputs):  # unused outputs: zeros
             grad_outputs = tuple(
                 g if g is not None else Tensor._make(np.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
@@ -400,6 +404,8 @@ class Function:
         for nr, o in enumerate(fresh):
             if not isinstance(o, Tensor) or any(o is t for t in node._non_differentiable):
                 continue
+            if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
+                continue
             o.grad_fn = node
             o.output_nr = nr
             for s in node._saved or ():
@@ -410,12 +416,14 @@ class Function:
 
 
 def _run_forward(cls: type[Function], ctx: Any, args: tuple, kwargs: dict) -> Any:
-    prev = grad_mode.is_grad_enabled()
+    """``cls.forward`` with grad mode off (the ops it uses inside record nothing)."""
+    if not grad_mode.is_grad_enabled():  # already off, as in every backward without create_graph
+        return cls.forward(ctx, *args, **kwargs)
     grad_mode._set_enabled(False)
     try:
         return cls.forward(ctx, *args, **kwargs)
     finally:
-        grad_mode._set_enabled(prev)
+        grad_mode._set_enabled(True)
 
 
 def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:

@@ -79,9 +79,13 @@ class Tensor:
         grad_fn: Any = None,
         output_nr: int = 0,
     ) -> Tensor:
-        """Wrap an ndarray without copying (the fast path every op uses)."""
+        """Wrap an ndarray without copying (the fast path every op uses).
+
+        NumPy returns scalars, not 0-d arrays, from operations on 0-d arrays: those are wrapped in
+        an array here, so that ``_data`` is always a (writable) ndarray.
+        """
         t = object.__new__(cls)
-        _init(t, data, requires_grad)
+        _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
         t.grad_fn = grad_fn
         t.output_nr = output_nr
         return t
@@ -163,8 +167,9 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        """The accumulated gradient of a leaf; None (with PyTorch's warning) on a non-leaf."""
-        if self.grad_fn is not None and not self._retains_grad:
+        """The accumulated gradient of a leaf; None (with PyTorch's warning) on a non-leaf that was
+        not asked to keep one (``retain_grad()`` or ``backward(inputs=[it])``)."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -522,7 +527,7 @@ class Tensor:
         return _ops.inplace(self, lambda t: _ops.fill_like(t, values))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        _ops.inplace(self, lambda t, v: _ops.index_put(t, key, v), value)
+        _ops.setitem(self, key, value)
 
     # ------------------------------------------------------------------ math
     def exp(self) -> Tensor:
@@ -641,7 +646,7 @@ class Tensor:
     def sum_to_size(self, *size: Any) -> Tensor:
         return _ops.sum_to_size(self, _size_arg(size))
 
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
         return _ops.norm(self, p, dim, keepdim)
 
     def all(self) -> Tensor:
@@ -691,6 +696,16 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The dimensions reversed; PyTorch warns that this is deprecated for other than 2-D tensors."""
+        if self.ndim == 0:
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                          "cases.", UserWarning, stacklevel=2)
+        elif self.ndim != 2:
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                "tensor.", UserWarning, stacklevel=2)
         return _ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property

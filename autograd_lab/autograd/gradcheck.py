@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import grad_mode
 from ..engine import grad as autograd_grad
 from ..tensor import Tensor
 
@@ -26,24 +25,28 @@ def _outputs(func: Callable, inputs: tuple) -> tuple[Tensor, ...]:
 
 
 def numerical_jacobian(func: Callable, inputs: tuple, eps: float = 1e-6) -> list[list[np.ndarray]]:
-    """J[i][j]: d(output j)/d(input i) by central differences, shape (input numel, output numel)."""
-    with grad_mode.no_grad():
-        outs = _outputs(func, inputs)
-        jac = []
-        for x in inputs:
-            rows = [np.zeros((x.numel() if isinstance(x, Tensor) else 0, o.numel())) for o in outs]
-            if isinstance(x, Tensor) and x.requires_grad:
-                flat = x._data.reshape(-1)  # a view: writes go into x
-                for k in range(flat.size):
-                    orig = flat[k].item()
-                    flat[k] = orig + eps
-                    plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
-                    flat[k] = orig - eps
-                    minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
-                    flat[k] = orig
-                    for r, p, m in zip(rows, plus, minus):
-                        r[k] = (p - m) / (2 * eps)
-            jac.append(rows)
+    """J[i][j]: d(output j)/d(input i) by central differences, shape (input numel, output numel).
+
+    ``func`` runs as it is, in the current grad mode: it may itself use autograd (gradgradcheck's
+    function does). Each input element is nudged in place in the input's own memory, so inputs
+    that are non-contiguous views are perturbed too.
+    """
+    outs = _outputs(func, inputs)
+    jac = []
+    for x in inputs:
+        rows = [np.zeros((x.numel() if isinstance(x, Tensor) else 0, o.numel())) for o in outs]
+        if isinstance(x, Tensor) and x.requires_grad:
+            data = x._data
+            for k, idx in enumerate(np.ndindex(data.shape)):
+                orig = data[idx].item()
+                data[idx] = orig + eps
+                plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
+                data[idx] = orig - eps
+                minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
+                data[idx] = orig
+                for r, p, m in zip(rows, plus, minus):
+                    r[k] = (p - m) / (2 * eps)
+        jac.append(rows)
     return jac
 
 

@@ -1,6 +1,6 @@
 """Differentiable operations, grouped by kind. Each is a ``Function`` with forward and backward."""
 
-from .inplace import copy_from, fill_like, inplace, zero_like
+from .inplace import copy_from, fill_like, inplace, setitem, zero_like
 from .linalg import dot, matmul, mm
 from .logarithmic import log_softmax, softmax
 from .mathematic import (
@@ -69,7 +69,7 @@ __all__ = [
     "cos", "div", "dot", "exp", "expand", "fill_like", "flatten", "getitem", "index_put", "inplace",
     "log", "log_softmax", "logsumexp", "masked_fill", "matmul", "max", "maximum", "mean", "min",
     "minimum", "mm", "mul", "narrow", "neg", "non_differentiable", "norm", "permute", "pow",
-    "reciprocal", "relu", "reshape", "rsub", "sigmoid", "sin", "softmax", "split", "sqrt", "squeeze",
-    "stack", "std", "sub", "sum", "sum_to_size", "t", "tanh", "to_dtype", "transpose", "unsqueeze",
+    "reciprocal", "relu", "reshape", "rsub", "setitem", "sigmoid", "sin", "softmax", "split", "sqrt",
+    "squeeze", "stack", "std", "sub", "sum", "sum_to_size", "t", "tanh", "to_dtype", "transpose", "unsqueeze",
     "var", "view", "where", "zero_like",
 ]

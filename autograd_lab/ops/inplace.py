@@ -20,6 +20,7 @@ from .. import dtypes, grad_mode
 from ..function import Function
 from ..tensor import Tensor
 from .promotion import as_operand
+from .shape import _normalize_key, _selects_all, index_put
 
 
 class Zero(Function):
@@ -118,6 +119,22 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
             if s is not None and s.tensor is None and s.data is result._data:
                 s.data, s.counter, s.version = t._data, t._version_counter, t._version_counter.value
     return t
+
+
+def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
+    """``t[key] = value`` in place.
+
+    PyTorch writes a basic key through a view of ``t`` (``t[key].copy_(value)``), so on a leaf that
+    requires grad its error speaks of a view; array keys and keys that select everything write to
+    ``t`` itself.
+    """
+    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad:
+        parts, advanced = _normalize_key(key)
+        if not advanced and not _selects_all(t._data.shape, parts):
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    return inplace(t, lambda s, v: index_put(s, key, v), value)
 
 
 def _write(t: Tensor, values: np.ndarray) -> None:

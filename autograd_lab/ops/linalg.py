@@ -9,18 +9,29 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import cpp_type_name, scalar_type_name
 from ..function import Function
 from ..tensor import Tensor
 from .promotion import cast
 
 
-def _check_float_pair(a: Tensor, b: Tensor) -> None:
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{a.dtype.name if a.dtype.name != 'float32' else 'float'} != "
-            f"{b.dtype.name if b.dtype.name != 'float32' else 'float'}"
-        )
+def _check_same_dtype(a: Tensor, b: Tensor, kernel: str) -> None:
+    """Matrix products do not promote: mixed dtypes fail with the message of PyTorch's kernel."""
+    da, db = a._data.dtype, b._data.dtype
+    if da == db:
+        return
+    if kernel == "mm":
+        message = (f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(da)} != "
+                   f"{cpp_type_name(db)}")
+    elif kernel == "mv":
+        message = (f"addmv input tensors must have the same dtype, but got {scalar_type_name(db)}, "
+                   f"{scalar_type_name(da)}, and {scalar_type_name(db)}")
+    elif kernel == "dot":
+        message = (f"dot : expected both vectors to have same dtype, but found {scalar_type_name(da)} "
+                   f"and {scalar_type_name(db)}")
+    else:
+        message = f"expected scalar type {scalar_type_name(da)} but found {scalar_type_name(db)}"
+    raise RuntimeError(message)
 
 
 class Mm(Function):
@@ -28,6 +39,7 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        _check_same_dtype(a, b, "mm")
         (n, k), (k2, m) = a._data.shape, b._data.shape
         if k != k2:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
@@ -46,6 +58,7 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        _check_same_dtype(a, b, "dot")
         if a._data.shape != b._data.shape:
             n, m = a._data.size, b._data.size
             raise RuntimeError(
@@ -66,6 +79,7 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
+        _check_same_dtype(a, v, "mv")
         if a._data.shape[1] != v._data.shape[0]:
             n, k = a._data.shape
             raise RuntimeError(
@@ -91,6 +105,7 @@ class BatchedMatmul(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        _check_same_dtype(a, b, "bmm")
         if a._data.shape[-1] != b._data.shape[-2]:
             sa, sb = a._data.shape, b._data.shape
             raise RuntimeError(
@@ -140,12 +155,24 @@ def matmul(a: Any, b: Any) -> Tensor:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
+    # the kernel PyTorch would run (it folds (batch, n, k) @ (k, m) into one mm) names a dtype mismatch
+    if da == 1 and db == 1:
+        kernel = "dot"
+    elif db == 1:
+        kernel = "mv"
+    elif db == 2:
+        kernel = "mm"
+    else:
+        kernel = "bmm"
+    _check_same_dtype(a, b, kernel)
     if da == 1 and db == 1:
         return Dot.apply(a, b)
     if da == 2 and db == 1:
         return Mv.apply(a, b)
     if da == 1 and db == 2:
-        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+        from .shape import SqueezeInplace
+
+        return SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), b), (0,))
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if db == 1:

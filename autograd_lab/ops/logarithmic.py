@@ -6,15 +6,18 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import scalar_type_name
 from ..function import Function
 from ..tensor import Tensor, _wrap_dim
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    """log softmax with the maximum subtracted first; C-contiguous like PyTorch's result (which
+    decides whether a later ``reshape`` can be a view)."""
     m = np.max(x, axis=dim, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     shifted = x - m
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
 
 
 class Softmax(Function):
@@ -51,7 +54,9 @@ class LogSoftmax(Function):
 
 def _float_input(a: Tensor, name: str) -> None:
     if a._data.dtype.kind != "f":
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'Long\'')
+        raise NotImplementedError(
+            f'"{name}_lastdim_kernel_impl" not implemented for \'{scalar_type_name(a._data.dtype)}\''
+        )
 
 
 def softmax(a: Tensor, dim: int) -> Tensor:

@@ -28,7 +28,7 @@ def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
 
 def _const(arr: np.ndarray) -> Tensor:
     """A tensor outside the graph (masks, signs): its derivative is zero."""
-    return Tensor._make(arr)
+    return Tensor._make(np.asarray(arr))
 
 
 # ---------------------------------------------------------------------------- + - * /
@@ -167,7 +167,8 @@ class PowTensor(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b, out = ctx.saved_tensors
-        grad_a = grad * b * a ** (b - 1)
+        # d(a^b)/da = b a^(b-1), taken as 0 where b == 0 (PyTorch's rule; 0 * 0^-1 would be NaN)
+        grad_a = where(_const(b._data == 0), 0.0, grad * b * a ** (b - 1))
         # d(a^b)/db = a^b log(a); PyTorch takes it as 0 where a == 0 and b >= 0
         safe = where(_const((a._data == 0) & (b._data >= 0)), 1.0, a)
         grad_b = grad * where(_const((a._data == 0) & (b._data >= 0)), 0.0, out * log(safe))
@@ -184,14 +185,17 @@ class RpowScalar(Function):
         out = Tensor._make(cast(np.power(base, b._data), b, base))
         if out._data.dtype.kind != "f":
             out = Tensor._make(out._data)
-        ctx.save_for_backward(out)
-        ctx.log_base = float(np.log(base)) if base > 0 else float("nan")
+        ctx.save_for_backward(b, out)
+        ctx.base = base
         return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
-        (out,) = ctx.saved_tensors
-        return None, grad * out * ctx.log_base
+        b, out = ctx.saved_tensors
+        if ctx.base == 0:  # d(0^b)/db: 0 where b >= 0 (PyTorch's rule), else 0^b log 0 = NaN
+            return None, grad * _const(np.where(b._data >= 0, 0.0, np.nan).astype(grad._data.dtype))
+        log_base = float(np.log(ctx.base)) if ctx.base > 0 else float("nan")
+        return None, grad * out * log_base
 
 
 # ---------------------------------------------------------------------------- functions
@@ -350,6 +354,33 @@ class Clamp(Function):
         return grad * _const(keep.astype(grad._data.dtype)), None, None
 
 
+class ClampTensor(Function):
+    """``clamp`` with tensor bounds: ``minimum(maximum(a, lo), hi)`` as one node, as in PyTorch."""
+
+    node_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
+        ctx.save_for_backward(a, lo, hi)
+        out = a._data
+        if lo is not None:
+            out = _binary(np.maximum, Tensor._make(out), lo)
+        if hi is not None:
+            out = _binary(np.minimum, Tensor._make(out), hi)
+        return Tensor._make(cast(np.asarray(out), *(t for t in (a, lo, hi) if t is not None)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        a, lo, hi = ctx.saved_tensors
+        above_lo = a._data >= lo._data if lo is not None else np.bool_(True)
+        below_hi = a._data <= hi._data if hi is not None else np.bool_(True)
+        dt = grad._data.dtype
+        grad_a = grad * _const((above_lo & below_hi).astype(dt))
+        grad_lo = grad * _const((~above_lo).astype(dt)) if lo is not None else None
+        grad_hi = grad * _const((~below_hi).astype(dt)) if hi is not None else None
+        return grad_a, grad_lo, grad_hi
+
+
 class Maximum(Function):
     node_name = "MaximumBackward0"
 
@@ -450,12 +481,31 @@ def add(a: Any, b: Any) -> Tensor:
     return Add.apply(*binary_operands(a, b))
 
 
+def _check_no_bool_subtraction(a: Any, b: Any) -> None:
+    """PyTorch refuses ``-`` on bools (a mask is inverted with ``~``)."""
+    def is_bool(x: Any) -> bool:
+        return isinstance(x, (bool, np.bool_)) or isinstance(x, Tensor) and x._data.dtype == np.bool_
+
+    if is_bool(a) and is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if is_bool(a) or is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 def sub(a: Any, b: Any) -> Tensor:
+    _check_no_bool_subtraction(a, b)
     return Sub.apply(*binary_operands(a, b))
 
 
 def rsub(a: Tensor, other: Any) -> Tensor:
     """``other - a`` (PyTorch's ``rsub``)."""
+    _check_no_bool_subtraction(other, a)
     if isinstance(other, (int, float, bool, np.number)):
         return Rsub.apply(a, other)
     return sub(as_operand(other, a._data.dtype), a)
@@ -478,6 +528,11 @@ def reciprocal(a: Tensor) -> Tensor:
 
 
 def pow(a: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor) and result_dtype(a, exponent) == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if (isinstance(a, Tensor) and a._data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer))
+            and not isinstance(exponent, bool) and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if not isinstance(a, Tensor):
         return RpowScalar.apply(a, exponent)
     if isinstance(exponent, Tensor):
@@ -525,12 +580,9 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = a
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+        lo = None if min is None else as_operand(min, a._data.dtype)
+        hi = None if max is None else as_operand(max, a._data.dtype)
+        return ClampTensor.apply(a, lo, hi)
     return Clamp.apply(a, min, max)
 
 
@@ -547,7 +599,7 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
-                           f"dtype {dtypes.from_numpy_dtype(cond.dtype).name.capitalize()}")
+                           f"dtype {dtypes.scalar_type_name(cond.dtype)}")
     a, b = binary_operands(a, b)
     return Where.apply(cond, a, b)
 
@@ -557,7 +609,7 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
     if m.dtype != np.bool_:
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{dtypes.from_numpy_dtype(m.dtype)}"
+            f"{dtypes.cpp_type_name(m.dtype)}"
         )
     if isinstance(value, Tensor):
         value = value.item()

@@ -46,6 +46,10 @@ def scalar_dtype(value: Any) -> np.dtype:
 
 def result_dtype(*operands: Any) -> np.dtype:
     """``torch.result_type`` for tensors and Python numbers."""
+    if len(operands) == 2:
+        common = _common_case(*operands)
+        if common is not None:
+            return common
     ranked: list[list[np.dtype]] = [[], [], []]
     for x in operands:
         if isinstance(x, Tensor):
@@ -59,6 +63,22 @@ def result_dtype(*operands: Any) -> np.dtype:
             if result is None or _category(d) > _category(result):
                 result = d
     return result
+
+
+def _common_case(a: Any, b: Any) -> np.dtype | None:
+    """The answer for the pairs almost every op sees (a hot path), else None.
+
+    Two tensors of one dtype give that dtype; a floating point tensor with a Python int or float
+    keeps the tensor's dtype (the number is of a lower rank and of no higher category).
+    """
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            return a._data.dtype if a._data.dtype == b._data.dtype else None
+        if a._data.dtype.kind == "f" and isinstance(b, (int, float)):
+            return a._data.dtype
+    elif isinstance(b, Tensor) and b._data.dtype.kind == "f" and isinstance(a, (int, float)):
+        return b._data.dtype
+    return None
 
 
 def as_operand(x: Any, dtype: np.dtype) -> Tensor:

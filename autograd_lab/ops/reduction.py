@@ -25,7 +25,8 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (int(dim),)
-    return tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
+    dims = {_wrap_dim(int(d), ndim) for d in dim}  # checks the range
+    return tuple(sorted(dims)) if ndim else ()  # a 0-d tensor has no dimension to reduce
 
 
 def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
@@ -68,7 +69,7 @@ class Mean(Function):
         if dtype is None and a._data.dtype.kind != "f":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {dtypes.from_numpy_dtype(a._data.dtype).name.capitalize()}"
+                f"complex dtype. Got: {dtypes.scalar_type_name(a._data.dtype)}"
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         ctx.count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
@@ -98,10 +99,9 @@ class Var(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         (a,) = ctx.saved_tensors
-        n = int(np.prod([a._data.shape[d] for d in ctx.dims]))
         centered = a - a.mean(ctx.dims, keepdim=True)
         g = _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * centered * (2.0 / max(n - ctx.correction, 0)), None, None, None
+        return g * centered * (2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)), None, None, None
 
 
 class Std(Function):
@@ -119,10 +119,24 @@ class Std(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         a, out = ctx.saved_tensors
-        n = int(np.prod([a._data.shape[d] for d in ctx.dims]))
         centered = a - a.mean(ctx.dims, keepdim=True)
-        g = _expand_back(grad / out, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * centered / max(n - ctx.correction, 0), None, None, None
+        # d std = d var / (2 std); where std is 0 PyTorch gives 0, not grad / 0
+        zero = out._data == 0
+        per_out = grad / out.masked_fill(_const(zero), 1.0)
+        per_out = per_out.masked_fill(_const(zero), 0.0)
+        g = _expand_back(per_out, a._data.shape, ctx.dims, ctx.keepdim)
+        return g * centered / _degrees_of_freedom(a, ctx.dims, ctx.correction), None, None, None
+
+
+def _degrees_of_freedom(a: Tensor, dims: tuple[int, ...], correction: int) -> float:
+    """N - correction, the divisor of var/std; NaN when it is not positive (PyTorch's result then)."""
+    n = int(np.prod([a._data.shape[d] for d in dims]))
+    return float(n - correction) if n > correction else float("nan")
+
+
+def _const(arr: np.ndarray) -> Tensor:
+    """A mask as a tensor outside the graph."""
+    return Tensor._make(np.asarray(arr))
 
 
 class _ExtremeAll(Function):
@@ -165,11 +179,13 @@ class _ExtremeDim(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
-        idx = np.expand_dims(cls.pick(a._data, axis=dim), dim)
-        values = np.take_along_axis(a._data, idx, axis=dim)
+        data = a._data if a._data.ndim else a._data.reshape(1)  # 0-d: its one element, result 0-d
+        keepdim = keepdim and a._data.ndim > 0
+        idx = np.expand_dims(cls.pick(data, axis=dim), dim)
+        values = np.take_along_axis(data, idx, axis=dim)
         if not keepdim:
             values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
-        ctx.shape, ctx.dim, ctx.keepdim, ctx.idx = a._data.shape, dim, keepdim, idx
+        ctx.shape, ctx.dim, ctx.keepdim, ctx.idx = data.shape, dim, keepdim, idx
         indices = Tensor._make(idx.astype(np.int64))
         ctx.mark_non_differentiable(indices)
         return Tensor._make(values), indices
@@ -246,6 +262,59 @@ class Logsumexp(Function):
         return _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim) * (a - out_k).exp(), None, None
 
 
+class LinalgVectorNorm(Function):
+    """The p-norm ``(sum |a|^p)^(1/p)`` over ``dims`` (``torch.linalg.vector_norm``, ``Tensor.norm``).
+
+    Its derivative is ``sign(a) |a|^(p-1) / norm^(p-1)``: ``a / norm`` for p = 2, ``sign(a)`` for
+    p = 1, shared among the largest elements for p = inf. Where the norm is 0, PyTorch gives 0.
+    """
+
+    node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        x = np.abs(a._data)
+        if p == float("inf"):
+            out = np.max(x, axis=dims, keepdims=keepdim)
+        elif p == -float("inf"):
+            out = np.min(x, axis=dims, keepdims=keepdim)
+        elif p == 0:
+            out = np.sum(x != 0, axis=dims, keepdims=keepdim)
+        elif p == 1:
+            out = np.sum(x, axis=dims, keepdims=keepdim)
+        elif p == 2:
+            out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+        else:
+            out = np.sum(x ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+        result = Tensor._make(np.asarray(out, dtype=a._data.dtype))
+        ctx.save_for_backward(a, result)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        a, norm = ctx.saved_tensors
+        p, shape = ctx.p, a._data.shape
+        norm_k = _expand_back(norm, shape, ctx.dims, ctx.keepdim)
+        grad_k = _expand_back(grad, shape, ctx.dims, ctx.keepdim)
+        zero = _const(norm_k._data == 0)
+        sign = _const(np.sign(a._data))
+        if p == 0:
+            return grad_k * 0.0, None, None, None
+        if p == 1:
+            return grad_k * sign, None, None, None
+        if p in (float("inf"), -float("inf")):
+            mask = np.abs(a._data) == norm_k._data
+            count = np.sum(mask, axis=ctx.dims, keepdims=True)
+            return grad_k * sign * _const(mask / count), None, None, None
+        if p == 2:
+            return a * (grad_k / norm_k.masked_fill(zero, 1.0)).masked_fill(zero, 0.0), None, None, None
+        # general p: sign(a) |a|^(p-1) * grad / norm^(p-1), with 0 where a (p < 1) or the norm is 0
+        scaled = sign * a.abs().masked_fill(_const(a._data == 0), 1.0) ** (p - 1)
+        scale = (grad_k / norm_k.masked_fill(zero, 1.0) ** (p - 1)).masked_fill(zero, 0.0)
+        return scaled * scale, None, None, None
+
+
 # ---------------------------------------------------------------------------- functional forms
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
@@ -317,12 +386,15 @@ def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     return Logsumexp.apply(a, _dims(dim, a._data.ndim), keepdim)
 
 
-def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """The p-norm, built from differentiable ops."""
-    if p in ("fro", 2):
-        return (a * a).sum(dim, keepdim).sqrt()
-    if p == 1:
-        return a.abs().sum(dim, keepdim)
-    if p == float("inf"):
-        return a.abs().amax(dim if dim is not None else (), keepdim)
-    return (a.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The vector p-norm over ``dim`` (all elements when None); ``"fro"`` is the 2-norm."""
+    if p == "fro":
+        p = 2
+    if not isinstance(p, (int, float)):
+        raise RuntimeError(f"norm: p={p!r} is not supported by autograd_lab (use a number or 'fro')")
+    if a._data.dtype.kind != "f":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{dtypes.scalar_type_name(a._data.dtype)}"
+        )
+    return LinalgVectorNorm.apply(a, float(p), _dims(dim, a._data.ndim), keepdim)

@@ -101,7 +101,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, d0: int, d1: int) -> Tensor:
         ctx.dims = (d0, d1)
-        return _view(a, np.swapaxes(a._data, d0, d1))
+        return _view(a, a._data[...] if d0 == d1 else np.swapaxes(a._data, d0, d1))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -140,6 +140,26 @@ class Squeeze(Function):
 
 class SqueezeAll(Squeeze):
     node_name = "SqueezeBackward0"
+
+
+class SqueezeInplace(Squeeze):
+    """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``."""
+
+    node_name = "SqueezeBackward4"
+
+
+class Alias(Function):
+    """``a[...]``, ``a[:, :]``: an index that selects everything is a plain view of ``a``."""
+
+    node_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        return _view(a, a._data[...])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad
 
 
 class Unsqueeze(Function):
@@ -222,7 +242,7 @@ class Scatter(Function):
 
 
 class IndexPut(Function):
-    """``t[key] = value`` on a tensor in a graph: PyTorch's ``CopySlices`` node."""
+    """``t[key] = value`` on a tensor in a graph, for a basic key: PyTorch's ``CopySlices`` node."""
 
     node_name = "CopySlices"
 
@@ -246,6 +266,12 @@ class IndexPut(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
         grad_a = grad * Tensor._make(ctx.keep.astype(grad._data.dtype))
         return grad_a, getitem(grad, ctx.key), None
+
+
+class IndexPutAdvanced(IndexPut):
+    """``t[indices] = value`` with integer or boolean array indices (PyTorch's ``index_put_``)."""
+
+    node_name = "IndexPutBackward0"
 
 
 # ---------------------------------------------------------------------------- joins
@@ -300,6 +326,30 @@ class Stack(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
         return (None, *(Select.apply(grad, ctx.dim, i) for i in range(ctx.n)))
+
+
+class Split(Function):
+    """``split``/``chunk``: one node with one output per piece, each a view of the input."""
+
+    node_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, sizes: tuple[int, ...]) -> tuple[Tensor, ...]:
+        ctx.dim = dim
+        pieces, start = [], 0
+        for size in sizes:
+            pieces.append(_view(a, a._data[(slice(None),) * dim + (slice(start, start + size),)]))
+            start += size
+        return tuple(pieces)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None, None]:
+        # unused pieces arrive as zeros (materialized by the node), so the pieces join back whole
+        return cat(grads, ctx.dim), None, None
+
+
+class SplitWithSizes(Split):
+    node_name = "SplitWithSizesBackward0"
 
 
 # ---------------------------------------------------------------------------- functional forms
@@ -438,6 +488,13 @@ def _normalize_key(key: Any) -> tuple[tuple, bool]:
 def getitem(a: Tensor, key: Any) -> Tensor:
     """``a[key]``: basic indexing as a chain of Select/Slice/Unsqueeze views, as PyTorch records it;
     integer or boolean array indices as one ``Index`` op (a copy)."""
+    if isinstance(key, slice):  # a[start:stop]: always a SliceBackward0, even when it takes all
+        if key.step is not None and key.step <= 0:
+            raise ValueError("step must be greater than zero")
+        if a.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        return Slice.apply(a, 0, key)
     key, advanced = _normalize_key(key)
     if advanced:
         return Index.apply(a, key)
@@ -456,7 +513,7 @@ def getitem(a: Tensor, key: Any) -> Tensor:
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if k != slice(None):
+            if k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
                 out = Slice.apply(out, dim, k)
             dim += 1
         elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
@@ -470,18 +527,46 @@ def getitem(a: Tensor, key: Any) -> Tensor:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                 f"valid indices (got {type(k).__name__})"
             )
-    if out is a:  # a[:] or a[...]: still a new tensor, a view of a
-        return View.apply(a, a._data.shape)
+    if out is a:  # a[...] or a[:, :]: still a new tensor, a view of a
+        return Alias.apply(a)
     return out
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
-    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this)."""
-    key, _ = _normalize_key(key)
+    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this).
+
+    Recorded as PyTorch records it: array indices as one ``IndexPutBackward0``; a basic key as
+    ``CopySlices`` (or, when it selects all of ``a``, a plain copy, ``CopyBackwards``), with the value
+    first brought to the selected shape as PyTorch's ``copy_to`` does (a view without its leading
+    1s, then an expand), unless it has that shape already or is 0-d.
+    """
+    key, advanced = _normalize_key(key)
     value = as_operand(value, a._data.dtype)
     if value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
+    if advanced:
+        return IndexPutAdvanced.apply(a, value, key)
+    target = np.empty(a._data.shape, dtype=np.bool_)[key].shape
+    if value._data.shape != target and value._data.ndim > 0:
+        shape = value._data.shape
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        value = expand(View.apply(value, shape), target)
+    if _selects_all(a._data.shape, key):
+        from .inplace import copy_from
+
+        return copy_from(a, value)
     return IndexPut.apply(a, value, key)
+
+
+def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
+    """Whether a basic key is made of Ellipsis and slices that each take a whole dimension."""
+    if not all(k is Ellipsis or isinstance(k, slice) for k in key):
+        return False
+    before = key.index(Ellipsis) if Ellipsis in key else len(key)
+    dims = list(range(before)) + list(range(len(shape) - (len(key) - before - 1), len(shape)))
+    parts = [k for k in key if k is not Ellipsis]
+    return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(parts, dims))
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
@@ -505,12 +590,16 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     d = _wrap_dim(dim, a.ndim)
     n = a._data.shape[d]
-    sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
-        if isinstance(split_size, int) else list(split_size)
-    out, start = [], 0
-    for s in sizes:
-        out.append(narrow(a, d, start, s))
-        start += s
-    return tuple(out)
+    if isinstance(split_size, (int, np.integer)):
+        sizes = [int(split_size)] * (n // split_size) + ([n % split_size] if n % split_size else [])
+        return Split.apply(a, d, tuple(sizes or [0]))
+    sizes = [int(s) for s in split_size]
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+            f"dimension {d}), but got split_sizes={sizes}"
+        )
+    return SplitWithSizes.apply(a, d, tuple(sizes))

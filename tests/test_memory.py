@@ -1,0 +1,196 @@
+"""Memory: what the graph keeps alive, and that backward and ``no_grad`` release it.
+
+The checks run with the garbage collector disabled: an object that is freed then was freed by
+reference counting alone, which proves that the graph holds no reference cycles (a cycle would
+keep it alive until a collection).
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import autograd_lab as torch
+from autograd_lab.function import BackwardNode
+
+
+@pytest.fixture
+def no_gc():
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def alive(refs) -> list:
+    return [r() for r in refs if r() is not None]
+
+
+def test_a_graph_is_freed_by_reference_counting_alone(no_gc):
+    x = torch.randn(3, 4, requires_grad=True)
+    w = torch.randn(4, 2, requires_grad=True)
+    h = (x @ w).tanh()
+    y = h.exp() * h  # exp saves its output, * saves both inputs
+    loss = y.sum()
+    refs = [weakref.ref(t) for t in (h, y, loss)]
+    refs += [weakref.ref(t.grad_fn) for t in (h, y, loss)]
+    refs += [weakref.ref(n) for n, _ in y.grad_fn.next_functions if n is not None]
+    loss.backward()
+    del h, y, loss
+    assert not alive(refs), "after backward the graph must go away with its last reference"
+    assert x.grad is not None and w.grad is not None and x.grad.grad_fn is None
+
+
+def test_a_graph_without_backward_is_freed_too(no_gc):
+    """A saved *output* (exp, tanh, sigmoid save theirs) must not make an output <-> node cycle."""
+    x = torch.randn(5, requires_grad=True)
+    y = x.exp().sigmoid().tanh()
+    refs = [weakref.ref(y), weakref.ref(y.grad_fn), weakref.ref(y.grad_fn.next_functions[0][0])]
+    del y
+    assert not alive(refs)
+
+
+def test_saved_tensors_are_freed_by_backward_while_the_output_lives(no_gc):
+    x = torch.randn(4, requires_grad=True)
+    h = x * 2
+    y = h * h  # its node saves h
+    h_ref = weakref.ref(h)
+    del h
+    assert h_ref() is not None, "the node keeps the tensor it saved"
+    y.sum().backward()
+    assert h_ref() is None, "backward frees saved tensors (retain_graph=False)"
+    assert y.grad_fn is not None, "the output and its node live on; only what was saved is gone"
+
+
+def test_saved_outputs_are_freed_by_backward(no_gc):
+    x = torch.randn(4, requires_grad=True)
+    a = x.exp()  # saves its output (as data)
+    b = a.exp()
+    data_ref = weakref.ref(a._data)
+    del a
+    assert data_ref() is not None
+    b.sum().backward()
+    assert data_ref() is None
+
+
+def test_retain_graph_keeps_saved_tensors(no_gc):
+    x = torch.randn(4, requires_grad=True)
+    h = x * 2
+    y = h * h
+    h_ref = weakref.ref(h)
+    del h
+    y.sum().backward(retain_graph=True)
+    assert h_ref() is not None, "retain_graph=True keeps what the nodes saved"
+    y.sum().backward()
+    assert h_ref() is None
+
+
+def test_autograd_grad_frees_saved_tensors(no_gc):
+    x = torch.randn(4, requires_grad=True)
+    h = x.sin()
+    y = h * h
+    h_ref = weakref.ref(h)
+    del h
+    torch.autograd.grad(y.sum(), x)
+    assert h_ref() is None
+
+
+def test_freed_nodes_report_no_saved_items(no_gc):
+    x = torch.randn(3, requires_grad=True)
+    y = x * x
+    node = y.grad_fn
+    assert len(node.saved_items()) == 2
+    y.sum().backward()
+    assert node.saved_items() == []
+
+
+def _backward_nodes() -> int:
+    return sum(issubclass(type(o), BackwardNode) for o in gc.get_objects())  # type(): no proxies
+
+
+def test_no_grad_builds_no_graph(no_gc):
+    w = torch.randn(8, 8, requires_grad=True)
+    x = torch.randn(4, 8)
+    before = _backward_nodes()
+    with torch.no_grad():
+        y = ((x @ w).relu() * 2).sum()
+    assert y.grad_fn is None and not y.requires_grad
+    assert _backward_nodes() == before, "no node may be created under no_grad"
+    with torch.no_grad():
+        w -= 0.1 * torch.ones(8, 8)  # the optimiser step: allowed, and recorded nowhere
+    assert _backward_nodes() == before and w.is_leaf
+
+
+def test_inputs_that_do_not_require_grad_build_no_graph(no_gc):
+    before = _backward_nodes()
+    y = (torch.randn(3) * 2).exp().sum()
+    assert y.grad_fn is None
+    assert _backward_nodes() == before
+
+
+def test_a_training_loop_does_not_accumulate_graphs(no_gc):
+    rng = np.random.default_rng(0)
+    w = torch.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    x = torch.tensor(rng.standard_normal((10, 5)))
+    refs = []
+    for _ in range(20):
+        w.grad = None
+        loss = (x @ w).tanh().pow(2).mean()
+        loss.backward()
+        refs.append(weakref.ref(loss.grad_fn))
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+    del loss
+    assert not alive(refs), "each iteration's graph is gone once its loss is"
+
+
+def test_leaf_and_accumulate_grad_do_not_keep_each_other_alive(no_gc):
+    x = torch.randn(3, requires_grad=True)
+    (x * 2).sum().backward()
+    refs = [weakref.ref(x)]
+    y = x * 3
+    refs.append(weakref.ref(y.grad_fn.next_functions[0][0]))  # x's AccumulateGrad
+    del x, y
+    assert not alive(refs)
+
+
+def test_retain_grad_and_hooks_do_not_leak(no_gc):
+    x = torch.randn(3, requires_grad=True)
+    h = x * 2
+    h.retain_grad()
+    h.register_hook(lambda g: g * 1)
+    y = (h * h).sum()
+    y.backward()
+    refs = [weakref.ref(h), weakref.ref(y), weakref.ref(y.grad_fn)]
+    del h, y
+    assert not alive(refs)
+
+
+@pytest.mark.slow
+def test_a_chain_of_100000_ops_backpropagates_without_recursion(no_gc):
+    """The engine is iterative: depth is no problem (a recursive one fails near 1000)."""
+    n = 100_000
+    x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y * 1.000001
+    first_node = weakref.ref(y.grad_fn)
+    y.backward()
+    assert x.grad.item() == pytest.approx(1.000001**n, rel=1e-9)
+    del y  # freeing the deep chain must not overflow the C stack either
+    assert first_node() is None
+
+
+def test_a_deep_chain_is_freed_by_deleting_its_root(no_gc):
+    x = torch.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(50_000):
+        y = y + 1.0
+    ref = weakref.ref(y.grad_fn)
+    del y
+    assert ref() is None
