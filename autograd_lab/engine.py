@@ -204,6 +204,9 @@ def run_backward(
 
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
+    # gradients may be inf or nan (e.g. through an overflowed exp): values, not warnings, as in PyTorch
+    quiet = np.errstate(over="ignore", divide="ignore", invalid="ignore")
+    quiet.__enter__()
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
@@ -238,6 +241,7 @@ def run_backward(
                     heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
                     tie += 1
     finally:
+        quiet.__exit__(None, None, None)
         grad_mode._set_enabled(prev_mode)
 
     if accumulate and inputs is not None:  # backward(inputs=[non-leaf]) fills its .grad

@@ -781,3 +781,15 @@ def test_detect_anomaly_reports_where_the_failing_op_was_made():
     messages = [str(w.message) for w in record]
     assert any(m.startswith("Error detected in ExpBackward0") and "test_engine.py" in m for m in messages)
     assert not is_anomaly_enabled(), "leaving detect_anomaly() switches it off again"
+
+
+def test_overflow_gives_inf_and_nan_without_numpy_warnings():
+    # PyTorch never warns about IEEE results; NumPy would print RuntimeWarnings for these
+    x = torch.tensor([1000.0, 1.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = torch.log(1 + torch.exp(x))  # the naive softplus overflows
+        y.sum().backward()
+        quotients = [torch.tensor(1.0) / 0, 1 / torch.tensor(0.0), torch.tensor(0.0) ** -1]
+    assert np.isinf(y[0].item()) and np.isnan(x.grad[0].item())
+    assert all(np.isinf(q.item()) for q in quotients)

@@ -18,6 +18,11 @@ from ..tensor import Tensor
 from .promotion import as_operand, binary_operands, broadcast_shape, cast, result_dtype
 
 
+def _quiet() -> np.errstate:
+    """IEEE results (inf, nan) are values, not warnings, as in PyTorch."""
+    return np.errstate(over="ignore", divide="ignore", invalid="ignore")
+
+
 def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
     try:
         return fn(a._data, b._data)
@@ -91,7 +96,8 @@ class Div(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        out = _binary(np.true_divide, a, b)
+        with _quiet():
+            out = _binary(np.true_divide, a, b)
         want = result_dtype(a, b)
         if want.kind != "f":
             want = dtypes.get_default_dtype().np
@@ -122,7 +128,8 @@ class Reciprocal(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
         data = a._data if a._data.dtype.kind == "f" else a._data.astype(dtypes.get_default_dtype().np)
-        out = Tensor._make(np.reciprocal(data))
+        with _quiet():
+            out = Tensor._make(np.reciprocal(data))
         ctx.save_for_backward(out)
         return out
 
@@ -142,7 +149,8 @@ class PowScalar(Function):
     def forward(ctx: Any, a: Tensor, exponent: Any) -> Tensor:
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return Tensor._make(cast(np.power(a._data, exponent), a, exponent))
+        with _quiet():
+            return Tensor._make(cast(np.power(a._data, exponent), a, exponent))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -182,7 +190,8 @@ class RpowScalar(Function):
 
     @staticmethod
     def forward(ctx: Any, base: Any, b: Tensor) -> Tensor:
-        out = Tensor._make(cast(np.power(base, b._data), b, base))
+        with _quiet():
+            out = Tensor._make(cast(np.power(base, b._data), b, base))
         if out._data.dtype.kind != "f":
             out = Tensor._make(out._data)
         ctx.save_for_backward(b, out)
@@ -204,7 +213,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        out = Tensor._make(np.exp(_floating(a._data)))
+        with _quiet():
+            out = Tensor._make(np.exp(_floating(a._data)))
         ctx.save_for_backward(out)
         return out
 
