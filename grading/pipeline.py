@@ -1,0 +1,623 @@
+"""The instructor's pipeline: release, collect, autograde, feedback, export (see __main__.py).
+
+Everything works on a course root laid out as nbgrader expects (``nbgrader_config.py``)::
+
+    solutions/<assignment>/<notebook>.ipynb      the instructor's version (source)
+    course/<assignment>/<notebook>.ipynb         the learner's version (release)
+    submitted/<student>/<assignment>/...         collected submissions
+    autograded/<student>/<assignment>/...        executed and scored
+    feedback/<student>/<assignment>/...html      what goes back to the learner
+    gradebook.db                                 scores
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import notebooks as nbt
+
+PACKAGE_PARENT = Path(__file__).resolve().parents[1]
+LOG_DIR = ".grading-logs"
+Log = Callable[[str], None]
+
+
+def _print(msg: str) -> None:
+    print(msg, flush=True)
+
+
+class Course:
+    """Paths of a course root."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root).resolve()
+        self.source = self.root / "solutions"
+        self.release = self.root / "course"
+        self.submitted = self.root / "submitted"
+        self.autograded = self.root / "autograded"
+        self.feedback = self.root / "feedback"
+        self.db = self.root / "gradebook.db"
+        self.db_url = f"sqlite:///{self.db}"
+
+    def assignments(self) -> list[str]:
+        """Assignment folders in solutions/ (those holding at least one notebook)."""
+        if not self.source.is_dir():
+            return []
+        return sorted(p.name for p in self.source.iterdir()
+                      if p.is_dir() and nbt.notebook_name_ok(p.name) and any(p.glob("*.ipynb")))
+
+    def source_notebooks(self, assignment: str) -> list[Path]:
+        return sorted((self.source / assignment).glob("*.ipynb"))
+
+    def released_notebooks(self, assignment: str) -> list[Path]:
+        return sorted((self.release / assignment).glob("*.ipynb"))
+
+    def students(self, assignment: str) -> list[str]:
+        if not self.submitted.is_dir():
+            return []
+        return sorted(p.name for p in self.submitted.iterdir()
+                      if (p / assignment).is_dir() and not p.name.startswith("."))
+
+    def log_dir(self, assignment: str) -> Path:
+        return self.autograded / LOG_DIR / assignment
+
+
+def subprocess_env() -> dict[str, str]:
+    """Environment for nbgrader: the interpreter's bin/ on PATH (nbgrader runs `alembic`),
+    this package importable."""
+    env = dict(os.environ)
+    bindir = os.path.dirname(sys.executable)
+    env["PATH"] = os.pathsep.join([bindir, env.get("PATH", "")])
+    paths = [str(PACKAGE_PARENT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    return env
+
+
+def nbgrader_api(root: Path | str, overrides: dict | None = None):
+    """nbgrader's Python API on a course root, configured by its nbgrader_config.py and then
+    `overrides` ({"Execute": {"timeout": 5}, ...})."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    root = Path(root)
+    os.environ["PATH"] = subprocess_env()["PATH"]
+    cfg = Config()
+    if (root / "nbgrader_config.py").exists():
+        cfg = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    cfg.merge(Config(overrides or {}))
+    cfg.CourseDirectory.root = str(root)
+    coursedir = CourseDirectory(config=cfg)
+    return NbGraderAPI(coursedir=coursedir, config=cfg)
+
+
+def _result_error(result: dict) -> str:
+    text = (result.get("error") or "") + (result.get("log") or "")
+    lines = [ln for ln in text.splitlines() if "ERROR" in ln or "Error" in ln]
+    return "\n".join(lines[-8:]) or text[-2000:]
+
+
+# --- release --------------------------------------------------------------------------------
+
+def release(course: Course, assignments: Iterable[str] | None = None, log: Log = _print) -> int:
+    """generate_assignment for each assignment: solutions/<a>/ -> course/<a>/. Returns #errors."""
+    from . import gradebook_lock
+
+    gradebook_lock.install(course.root)
+    api = nbgrader_api(course.root)
+    errors = 0
+    for a in assignments or course.assignments():
+        result = api.generate_assignment(a, force=True, create=True)
+        if result["success"]:
+            for nb in course.released_notebooks(a):
+                nbt.strip_file(nb)
+            log(f"released {a}: {', '.join(p.name for p in course.released_notebooks(a))}")
+        else:
+            errors += 1
+            log(f"ERROR releasing {a}:\n{_result_error(result)}")
+    return errors
+
+
+def _copy_for_release(course: Course, dest: Path) -> Course:
+    dest.mkdir(parents=True, exist_ok=True)
+    if (course.root / "nbgrader_config.py").exists():
+        shutil.copy2(course.root / "nbgrader_config.py", dest / "nbgrader_config.py")
+    shutil.copytree(course.source, dest / "solutions",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    return Course(dest)
+
+
+def release_differences(course: Course, assignments: Iterable[str] | None = None) -> list[str]:
+    """How course/ differs from a fresh generate_assignment of solutions/ (empty: equal)."""
+    assignments = list(assignments or course.assignments())
+    diffs: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="grading-release-") as tmp:
+        fresh = _copy_for_release(course, Path(tmp))
+        if release(fresh, assignments, log=lambda m: None):
+            return ["generate_assignment failed on a fresh copy of solutions/"]
+        for a in assignments:
+            want_dir, have_dir = fresh.release / a, course.release / a
+            want = {p.relative_to(want_dir) for p in want_dir.rglob("*") if p.is_file()}
+            have = {p.relative_to(have_dir) for p in have_dir.rglob("*") if p.is_file()
+                    and ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts}
+            for rel in sorted(want - have):
+                diffs.append(f"course/{a}/{rel}: missing (run `python -m grading release`)")
+            for rel in sorted(have - want):
+                diffs.append(f"course/{a}/{rel}: not made from solutions/{a}/ (remove it)")
+            for rel in sorted(want & have):
+                if rel.suffix == ".ipynb":
+                    for d in nbt.release_differences(nbt.read_notebook(want_dir / rel),
+                                                     nbt.read_notebook(have_dir / rel)):
+                        diffs.append(f"course/{a}/{rel}: {d}")
+                elif (want_dir / rel).read_bytes() != (have_dir / rel).read_bytes():
+                    diffs.append(f"course/{a}/{rel}: differs from solutions/{a}/{rel}")
+    return diffs
+
+
+# --- strip ----------------------------------------------------------------------------------
+
+def notebooks_under(paths: Iterable[Path]) -> list[Path]:
+    found = []
+    for p in paths:
+        p = Path(p)
+        if p.is_file() and p.suffix == ".ipynb":
+            found.append(p)
+        elif p.is_dir():
+            found += [q for q in sorted(p.rglob("*.ipynb")) if ".ipynb_checkpoints" not in q.parts]
+    return found
+
+
+def strip(paths: Iterable[Path], check: bool = False, log: Log = _print) -> list[Path]:
+    """Strip outputs of the notebooks under `paths`; return those that had outputs."""
+    changed = []
+    for nb in notebooks_under(paths):
+        if nbt.strip_file(nb, check=check):
+            changed.append(nb)
+            log(f"{'has outputs' if check else 'stripped'}: {nb}")
+    return changed
+
+
+# --- collect --------------------------------------------------------------------------------
+
+@dataclass
+class CollectReport:
+    copied: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def _notebook_index(course: Course, assignment: str | None) -> dict[str, str]:
+    """{notebook name: assignment} over the released notebooks."""
+    index = {}
+    assignments = [assignment] if assignment else sorted(
+        p.name for p in course.release.iterdir() if p.is_dir()) if course.release.is_dir() else []
+    for a in assignments:
+        for nb in course.released_notebooks(a):
+            index[nb.stem] = a
+    return index
+
+
+def _canonical_stem(stem: str, known: dict[str, str]) -> str | None:
+    """'01_tensors (1)', '01_tensors-Copy1' -> '01_tensors' (LMS downloads rename files)."""
+    import re
+
+    if stem in known:
+        return stem
+    base = re.sub(r"[\s_-]*(\(\d+\)|copy\d*)$", "", stem, flags=re.IGNORECASE)
+    return base if base in known else None
+
+
+def collect(course: Course, inbox: Path, assignment: str | None = None,
+            log: Log = _print) -> CollectReport:
+    """Copy INBOX/<student>/**/<notebook>.ipynb to submitted/<student>/<assignment>/.
+
+    A notebook is matched to its assignment by its name (as released in course/). Broken
+    notebooks are copied too (autograde scores them zero and says why) and reported here.
+    """
+    report = CollectReport()
+    inbox = Path(inbox)
+    index = _notebook_index(course, assignment)
+    if not index:
+        raise SystemExit(f"no released notebooks in {course.release} (run `release` first)")
+    for student_dir in sorted(p for p in inbox.iterdir() if p.is_dir()):
+        student = student_dir.name
+        if not nbt.notebook_name_ok(student):
+            report.skipped.append(f"{student_dir}: not a usable student id")
+            continue
+        chosen: dict[str, Path] = {}
+        for path in sorted(student_dir.rglob("*.ipynb")):
+            if ".ipynb_checkpoints" in path.parts:
+                continue
+            stem = _canonical_stem(path.stem, index)
+            if stem is None:
+                report.skipped.append(f"{path}: no released notebook of that name")
+                continue
+            if stem in chosen:
+                newer = max(chosen[stem], path, key=lambda p: p.stat().st_mtime)
+                report.skipped.append(f"{path}: two files for {stem}.ipynb; using {newer}")
+                chosen[stem] = newer
+            else:
+                chosen[stem] = path
+        for stem, path in sorted(chosen.items()):
+            a = index[stem]
+            dest = course.submitted / student / a / f"{stem}.ipynb"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest)
+            stamp = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+            (dest.parent / "timestamp.txt").write_text(stamp.strftime("%Y-%m-%d %H:%M:%S.%f %Z"))
+            report.copied.append(str(dest.relative_to(course.root)))
+            try:
+                nbt.read_notebook(dest)
+            except nbt.InvalidNotebook as e:
+                report.errors.append(f"{path}: {e.reason}")
+                log(f"ERROR {path}: {e.reason} (it will score zero)")
+    for s in report.skipped:
+        log(f"skipped {s}")
+    log(f"collected {len(report.copied)} notebook(s) into {course.submitted}"
+        + (f"; {len(report.errors)} broken" if report.errors else ""))
+    return report
+
+
+# --- autograde ------------------------------------------------------------------------------
+
+@dataclass
+class Submission:
+    """What autograde did with one student's assignment."""
+
+    assignment: str
+    student: str
+    status: str = "ok"  # ok | skipped | invalid | error
+    notes: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    edited_locked_cells: list[str] = field(default_factory=list)
+    invalid_notebooks: list[str] = field(default_factory=list)
+    score: float | None = None
+    max_score: float | None = None
+    seconds: float = 0.0
+    log: str = ""
+
+
+def locked_cells_changed(release_nb, submitted_nb) -> list[str]:
+    """grade_ids of locked cells (tests, read-only) that the submission changed or deleted."""
+    submitted = {nbt.grade_id(c): c for c in submitted_nb.cells if nbt.grade_id(c)}
+    changed = []
+    for cell in release_nb.cells:
+        gid = nbt.grade_id(cell)
+        if not gid or not nbt.is_locked(cell):
+            continue
+        other = submitted.get(gid)
+        if other is None:
+            changed.append(f"{gid} (deleted)")
+        elif other.source.rstrip() != cell.source.rstrip() or other.cell_type != cell.cell_type:
+            changed.append(gid)
+    return changed
+
+
+def _precheck(course: Course, sub: Submission) -> list[str]:
+    """Read the submitted notebooks; return the names of those that can be autograded."""
+    valid = []
+    for rel_path in course.released_notebooks(sub.assignment):
+        path = course.submitted / sub.student / sub.assignment / rel_path.name
+        if not path.exists():
+            sub.notes.append(f"{rel_path.name} not submitted (scores zero)")
+            continue
+        try:
+            nb = nbt.read_notebook(path)
+        except nbt.InvalidNotebook as e:
+            sub.invalid_notebooks.append(rel_path.stem)
+            sub.notes.append(f"ERROR {path.relative_to(course.root)}: not a valid notebook: "
+                             f"{e.reason}; scored zero")
+            continue
+        edited = locked_cells_changed(nbt.read_notebook(rel_path), nb)
+        if edited:
+            sub.edited_locked_cells += edited
+            sub.notes.append("locked cell(s) edited: " + ", ".join(edited)
+                             + " (graded with the released version)")
+        valid.append(rel_path.stem)
+    return valid
+
+
+KERNEL_START_ATTEMPTS = 3
+KERNEL_START_FAILURES = ("Kernel didn't respond in", "Kernel died before replying to kernel_info")
+
+
+def _wall_clock_limit(course: Course, assignment: str, cell_timeout: float) -> float:
+    cells = sum(sum(1 for c in nbt.read_notebook(p).cells if c.cell_type == "code")
+                for p in course.released_notebooks(assignment))
+    return cell_timeout * (cells + 4) + 180
+
+
+class Worker:
+    """A `python -m grading.worker` process: autogrades the jobs it is sent, one at a time."""
+
+    def __init__(self, course: Course, overrides: dict):
+        self.course, self.overrides = course, overrides
+        self.proc: subprocess.Popen | None = None
+
+    def _start(self) -> None:
+        log = self.course.autograded / LOG_DIR / "workers.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "a") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "grading.worker", str(self.course.root),
+                 json.dumps(self.overrides)],
+                cwd=self.course.root, env=subprocess_env(), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+
+    def run(self, job: dict, limit: float) -> tuple[bool, str]:
+        """Autograde one job; (success, log). A worker that takes longer than `limit` seconds
+        or dies is killed (the next job gets a new one)."""
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        assert self.proc and self.proc.stdin and self.proc.stdout
+        try:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.stop()
+            return False, "[grading] WORKER-DIED before the job started\n"
+        ready, _, _ = select.select([self.proc.stdout], [], [], limit)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            why = "died" if ready else f"took longer than {limit:.0f} s"
+            self.stop()
+            return False, f"[grading] WORKER-KILLED: it {why}\n"
+        reply = json.loads(line)
+        return reply["success"], reply["log"]
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f:
+                f.close()
+        self.proc = None
+
+    def close(self) -> None:
+        """Let the worker finish (end of its input), or kill it."""
+        if self.proc is not None and self.proc.poll() is None and self.proc.stdin:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        self.stop()
+
+
+def zero_notebooks(course: Course, assignment: str, student: str, notebooks: Iterable[str],
+                   reason: str) -> None:
+    """Record zero (with `reason` as the comment) for these notebooks of a submission."""
+    from nbgrader.api import Gradebook
+
+    from . import gradebook_lock
+
+    gradebook_lock.install(course.root)
+    with Gradebook(course.db_url) as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy's autoflush notes from nbgrader's own code
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(assignment, student)
+        for name in notebooks:
+            nb = gb.find_submission_notebook(name, assignment, student)
+            for grade in nb.grades:
+                grade.auto_score = 0
+                grade.manual_score = None
+                grade.needs_manual_grade = False
+            for comment in nb.comments:
+                comment.auto_comment = reason
+        gb.db.commit()
+
+
+def _grade_one(course: Course, sub: Submission, worker: Worker,
+               cell_timeout: float) -> Submission:
+    start = time.monotonic()
+    valid = _precheck(course, sub)
+    released = [p.stem for p in course.released_notebooks(sub.assignment)]
+    logs = []
+    if valid:
+        runs = ["*"] if len(valid) == len(released) else valid
+        limit = _wall_clock_limit(course, sub.assignment, cell_timeout)
+        for notebook in runs:
+            for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+                ok, out = worker.run({"assignment": sub.assignment, "student": sub.student,
+                                      "notebook": notebook}, limit)
+                logs.append(out)
+                if ok or not any(m in out for m in KERNEL_START_FAILURES):
+                    break
+                # The kernel never started: nothing the learner did; try again.
+                sub.notes.append(f"kernel did not start (attempt {attempt})")
+            for line in out.splitlines():
+                if "[grading]" in line:
+                    sub.events.append(line.split("[grading]", 1)[1].strip())
+            if not ok:
+                sub.status = "error"
+                sub.notes.append("ERROR nbgrader failed; see the log; scored zero")
+                zero_notebooks(course, sub.assignment, sub.student, valid,
+                               "Could not be autograded; the instructor will look at it.")
+    if sub.invalid_notebooks:
+        sub.status = "invalid" if sub.status == "ok" else sub.status
+        zero_notebooks(course, sub.assignment, sub.student, sub.invalid_notebooks,
+                       "This file is not a valid notebook, so it scored zero.")
+    for e in sub.events:
+        if e.startswith("KERNEL-DIED"):
+            sub.notes.append("kernel died: notebook scored zero")
+        elif e.startswith("KERNEL-UNRESPONSIVE"):
+            sub.notes.append("kernel stopped responding after a timeout: notebook scored zero")
+        elif e.startswith("TIMEOUT"):
+            sub.notes.append("timeout: " + e.split(" ", 1)[1])
+    sub.log = "\n".join(logs)
+    sub.seconds = time.monotonic() - start
+    return sub
+
+
+def submission_scores(course: Course, assignment: str) -> dict[str, tuple[float, float]]:
+    """{student: (score, max_score)} from the gradebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from . import gradebook_lock
+
+    gradebook_lock.install(course.root)
+    out = {}
+    with Gradebook(course.db_url) as gb:
+        try:
+            a = gb.find_assignment(assignment)
+        except MissingEntry:
+            return {}
+        for s in a.submissions:
+            out[s.student.id] = (float(s.score), float(s.max_score))
+    return out
+
+
+def autograde(course: Course, assignments: Iterable[str] | None = None,
+              students: Iterable[str] | None = None, jobs: int | None = None,
+              timeout: float | None = None, force: bool = False, sandbox: str | None = None,
+              progress: bool = True, log: Log = _print) -> list[Submission]:
+    """Autograde every collected submission, `jobs` students at a time."""
+    from tqdm import tqdm
+
+    from . import gradebook_lock
+
+    gradebook_lock.install(course.root)
+    jobs = jobs or os.cpu_count() or 1
+    overrides: dict = {}
+    if timeout:
+        overrides["Execute"] = {"timeout": int(timeout)}
+    if sandbox:
+        overrides["SandboxKernelManager"] = {"mode": sandbox}
+    cell_timeout = timeout or nbgrader_api(course.root).config.Execute.get("timeout", 60)
+    todo: list[Submission] = []
+    done: list[Submission] = []
+    wanted = set(students or [])
+    for a in assignments or course.assignments():
+        if not course.released_notebooks(a):
+            log(f"ERROR {a}: not released (run `python -m grading release {a}`)")
+            continue
+        for s in course.students(a):
+            if wanted and s not in wanted:
+                continue
+            sub = Submission(a, s)
+            if (course.autograded / s / a).exists() and not force:
+                sub.status = "skipped"
+                sub.notes.append("already autograded (use --force to grade again)")
+                done.append(sub)
+            else:
+                todo.append(sub)
+    bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress,
+               file=sys.stderr)
+    workers: list[Worker] = []
+    local = threading.local()
+
+    def grade(sub: Submission) -> Submission:
+        if not hasattr(local, "worker"):  # one worker process per thread, reused
+            local.worker = Worker(course, overrides)
+            workers.append(local.worker)
+        return _grade_one(course, sub, local.worker, cell_timeout)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(grade, sub): sub for sub in todo}
+        for fut in as_completed(futures):
+            sub = futures[fut]
+            try:
+                fut.result()
+            except Exception as e:  # the pipeline itself failed on this one: report, go on
+                sub.status = "error"
+                sub.notes.append(f"ERROR {type(e).__name__}: {e}")
+            done.append(sub)
+            bar.set_postfix_str(f"{sub.student}: {sub.status}"
+                                + (f" ({sub.events[-1].split()[0].lower()})" if sub.events else ""))
+            bar.update()
+    bar.close()
+    for w in workers:
+        w.close()
+    for a in sorted({s.assignment for s in done}):
+        scores = submission_scores(course, a)
+        mine = sorted((s for s in done if s.assignment == a), key=lambda s: s.student)
+        for sub in mine:
+            if sub.student in scores:
+                sub.score, sub.max_score = scores[sub.student]
+        _write_report(course, a, mine)
+        log(_format_report(a, mine))
+    return done
+
+
+def _write_report(course: Course, assignment: str, subs: list[Submission]) -> None:
+    d = course.log_dir(assignment)
+    d.mkdir(parents=True, exist_ok=True)
+    for sub in subs:
+        if sub.log:
+            (d / f"{sub.student}.log").write_text(sub.log)
+    path = d / "report.json"
+    report = json.loads(path.read_text()) if path.exists() else {}
+    for s in subs:  # a submission skipped this time keeps what the last run said about it
+        if s.status != "skipped" or s.student not in report:
+            report[s.student] = {k: v for k, v in asdict(s).items() if k != "log"}
+    path.write_text(json.dumps(dict(sorted(report.items())), indent=1))
+
+
+def _format_report(assignment: str, subs: list[Submission]) -> str:
+    lines = [f"autograde {assignment}: {len(subs)} submission(s)"]
+    width = max([len(s.student) for s in subs] + [7])
+    for s in subs:
+        score = "-" if s.score is None else f"{s.score:g} / {s.max_score:g}"
+        notes = "; ".join(s.notes) or ("ok" if s.status == "ok" else s.status)
+        lines.append(f"  {s.student:<{width}}  {score:>12}  {notes}")
+    return "\n".join(lines)
+
+
+# --- feedback and export --------------------------------------------------------------------
+
+def feedback(course: Course, assignments: Iterable[str] | None = None,
+             log: Log = _print) -> int:
+    """generate_feedback for every autograded submission. Returns #errors."""
+    from . import gradebook_lock
+
+    gradebook_lock.install(course.root)
+    api = nbgrader_api(course.root)
+    errors = 0
+    for a in assignments or course.assignments():
+        if not any(course.autograded.glob(f"*/{a}")):
+            continue
+        result = api.generate_feedback(a, force=True)
+        n = len(list(course.feedback.glob(f"*/{a}/*.html")))
+        if result["success"]:
+            log(f"feedback {a}: {n} file(s) in {course.feedback}")
+        else:
+            errors += 1
+            log(f"ERROR feedback {a}:\n{_result_error(result)}")
+    return errors
+
+
+def export(course: Course, out: Path, log: Log = _print) -> Path:
+    """Write grades as CSV (nbgrader's columns: one row per student and assignment)."""
+    from nbgrader.api import Gradebook
+    from nbgrader.plugins import CsvExportPlugin
+
+    from . import gradebook_lock
+
+    gradebook_lock.install(course.root)
+    out = Path(out).resolve()
+    with Gradebook(course.db_url) as gb:
+        CsvExportPlugin(to=str(out)).export(gb)
+    log(f"grades written to {out}")
+    return out

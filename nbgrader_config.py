@@ -1,0 +1,60 @@
+"""nbgrader configuration for Autograd Lab.
+
+The instructor's notebooks (with solutions and hidden tests) live in ``solutions/``;
+``nbgrader generate_assignment`` (or ``python -m grading release``) writes the learner's
+version of each to ``course/``:
+
+    solutions/01_tensors/01_tensors.ipynb  ->  course/01_tensors/01_tensors.ipynb
+
+``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` are an instructor's
+working data, created next to this file and ignored by git.
+See docs/instructor-guide.md.
+"""
+
+import os
+import sys
+
+c = get_config()  # noqa: F821  (provided by traitlets when it loads this file)
+
+# nbgrader imports the hardened autograde step below from the `grading` package beside this file.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+c.CourseDirectory.course_id = "autograd-lab"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "course"
+# Files in solutions/<assignment>/ that are never released nor copied next to a submission.
+# wrong_answers.py holds each notebook's "typical wrong answer", used by the project's tests.
+c.CourseDirectory.ignore = [
+    ".ipynb_checkpoints",
+    "*.pyc",
+    "__pycache__",
+    "feedback",
+    "wrong_answers.py",
+]
+
+# What the learner sees in place of a solution.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Per-cell time limit (seconds) for validate and autograde: an infinite loop is interrupted
+# and that cell fails; the rest of the notebook still runs.
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+# A kernel holds nothing worth a graceful shutdown: stop it at once (saves a second a notebook).
+c.Execute.shutdown_kernel = "immediate"
+
+# Autograde runs students' code in a sandbox (grading/sandbox.py): the course tree, the
+# solutions and the gradebook are hidden from the kernel, which runs as an unprivileged user
+# when grading as root; a dead kernel (os._exit, segfault, out of memory) scores zero for
+# that notebook instead of aborting the run. Validate (the learner's button) is unchanged.
+c.Autograde.autograde_preprocessors = [
+    "grading.execute.SafeExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
