@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv install graphviz course test lint bench torch
+.PHONY: venv install graphviz course test lint bench torch release grade
 
 venv install: $(STAMP) graphviz
 
@@ -42,3 +42,16 @@ bench: install
 # Optional: PyTorch as the oracle the course compares against (CPU build).
 torch: install
 	$(BIN)/python -m pip install torch==2.13.0
+
+# Instructors (docs/instructor-guide.md): release solutions/ to course/, then grade a folder of
+# submissions: `make grade INBOX=~/Downloads/submissions` (collect, autograde, feedback, grades.csv).
+release: install
+	$(BIN)/python -m grading strip
+	$(BIN)/python -m grading release
+
+grade: install
+	@test -n "$(INBOX)" || { echo "usage: make grade INBOX=folder-of-student-folders"; exit 2; }
+	$(BIN)/python -m grading collect "$(INBOX)"
+	$(BIN)/python -m grading autograde
+	$(BIN)/python -m grading feedback
+	$(BIN)/python -m grading export --out grades.csv
