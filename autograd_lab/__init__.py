@@ -165,4 +165,4 @@ def set_printoptions(precision: "builtins.int | None" = None, threshold: "builti
 
 
 # nn, optim and data build on the core above; the core never imports them.
-from . import data, nn, optim, utils  # noqa: E402
+from . import data, nn, optim, parallel, utils  # noqa: E402

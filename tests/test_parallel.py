@@ -20,6 +20,7 @@ import autograd_lab as torch
 from autograd_lab import parallel
 from autograd_lab.parallel import ReduceOp, WorkerError
 from autograd_lab.parallel.example import init_mlp, make_data, mlp_loss
+from autograd_lab.parallel.local import segment_prefix
 from autograd_lab.parallel.ring import (
     chunk_bounds,
     naive_message_count,
@@ -59,8 +60,9 @@ def _children() -> set[int]:
 
 
 def _shared_memory() -> set[str]:
-    shm = Path("/dev/shm")
-    return {p.name for p in shm.iterdir() if p.name.startswith("psm_")} if shm.is_dir() else set()
+    """Segments made by launches in this process (not by another pytest-xdist worker's)."""
+    shm, prefix = Path("/dev/shm"), segment_prefix()
+    return {p.name for p in shm.iterdir() if p.name.startswith(prefix)} if shm.is_dir() else set()
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,8 @@ collectives get an error, not wrong numbers. A rank that does not arrive at a ba
 
 from __future__ import annotations
 
+import os
+import secrets
 import threading
 from dataclasses import dataclass
 from multiprocessing import shared_memory
@@ -50,8 +52,8 @@ class LocalGroup:
         made: list[shared_memory.SharedMemory] = []
         try:
             for _ in range(world_size):
-                made.append(shared_memory.SharedMemory(create=True, size=buffer_bytes))
-            control = shared_memory.SharedMemory(create=True, size=world_size * _COLUMNS * 8)
+                made.append(_segment(buffer_bytes))
+            control = _segment(world_size * _COLUMNS * 8)
         except BaseException:
             for shm in made:
                 _release(shm, unlink=True)
@@ -65,6 +67,16 @@ class LocalGroup:
     def unlink(self) -> None:
         for shm in [*self.mailboxes, self.control]:
             _release(shm, unlink=True)
+
+
+def segment_prefix(pid: int | None = None) -> str:
+    """Names of the segments a launch in process ``pid`` makes start with this (in /dev/shm on Linux):
+    leftovers can be traced to the process that made them."""
+    return f"alab_{os.getpid() if pid is None else pid}_"
+
+
+def _segment(size: int) -> shared_memory.SharedMemory:
+    return shared_memory.SharedMemory(name=segment_prefix() + secrets.token_hex(4), create=True, size=size)
 
 
 def _release(shm: shared_memory.SharedMemory, unlink: bool) -> None:
