@@ -336,16 +336,7 @@ class Tensor:
     # ------------------------------------------------------------------ dtype conversion
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to('cpu')`` or ``to(other)``; returns self when nothing changes."""
-        target = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, dtypes.dtype):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a.dtype
-            elif isinstance(a, (str, dtypes.device)):
-                dtypes.device(str(a))
-        if "device" in kwargs:
-            dtypes.device(str(kwargs["device"]))
+        target = _to_target_dtype(args, kwargs)
         if target is None or target is self.dtype:
             return self
         return _ops.to_dtype(self, target)
@@ -777,6 +768,35 @@ def _size_arg(args: tuple) -> tuple:
 
 def _shape_str(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _to_target_dtype(args: tuple, kwargs: dict) -> dtypes.dtype | None:
+    """The dtype that ``.to(*args, **kwargs)`` asks for, or None; a device must be the CPU."""
+    target = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            target = a
+        elif isinstance(a, Tensor):
+            target = a.dtype
+        elif isinstance(a, (str, dtypes.device)):
+            dtypes.device(str(a))  # raises for a device this CPU-only library does not have
+    if kwargs.get("device") is not None:
+        dtypes.device(str(kwargs["device"]))
+    return target
+
+
+def _clear_grad(p: Tensor, set_to_none: bool) -> None:
+    """What ``zero_grad`` does to one parameter: ``.grad = None``, or detach it and fill it with 0."""
+    if p._grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if p._grad.grad_fn is not None:
+        p._grad.detach_()
+    else:
+        p._grad.requires_grad_(False)
+    p._grad.zero_()
 
 
 def _legacy_type_name(d: dtypes.dtype) -> str:

@@ -18,7 +18,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
-from ..tensor import Tensor, _legacy_type_name
+from ..tensor import Tensor, _clear_grad, _legacy_type_name
 
 
 class _RequiredParameter:
@@ -121,16 +121,7 @@ class Optimizer:
         """Clear every parameter's gradient: set it to None (the default, as PyTorch) or fill it with 0."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p._grad.grad_fn is not None:
-                        p._grad.detach_()
-                    else:
-                        p._grad.requires_grad_(False)
-                    p._grad.zero_()
+                _clear_grad(p, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update the parameters from their gradients (each optimizer defines it)."""

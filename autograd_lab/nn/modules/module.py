@@ -21,7 +21,7 @@ from typing import Any
 
 from ... import dtypes
 from ...grad_mode import no_grad
-from ...tensor import RemovableHandle, Tensor, _legacy_type_name
+from ...tensor import RemovableHandle, Tensor, _clear_grad, _legacy_type_name, _to_target_dtype
 from ..parameter import Parameter
 
 _hook_ids = itertools.count()
@@ -344,16 +344,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters: to None (the default, as PyTorch) or to zeros."""
         for p in self.parameters():
-            if p._grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p._grad.grad_fn is not None:
-                    p._grad.detach_()
-                else:
-                    p._grad.requires_grad_(False)
-                p._grad.zero_()
+            _clear_grad(p, set_to_none)
 
     # ------------------------------------------------------------------ dtype conversion
     def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
@@ -378,16 +369,7 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """``to(dtype)`` converts floating-point parameters and buffers; ``to('cpu')`` is a no-op."""
-        target = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, dtypes.dtype):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a.dtype
-            elif isinstance(a, (str, dtypes.device)):
-                dtypes.device(str(a))
-        if "device" in kwargs and kwargs["device"] is not None:
-            dtypes.device(str(kwargs["device"]))
+        target = _to_target_dtype(args, kwargs)
         if target is None:
             return self
         if not target.is_floating_point:
