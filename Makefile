@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv install graphviz course test lint bench torch release grade
+.PHONY: venv install graphviz course test lint bench torch release grade feedback
 
 venv install: $(STAMP) graphviz
 
@@ -43,8 +43,9 @@ bench: install
 torch: install
 	$(BIN)/python -m pip install torch==2.13.0
 
-# Instructors (docs/instructor-guide.md): release solutions/ to course/, then grade a folder of
-# submissions: `make grade INBOX=~/Downloads/submissions` (collect, autograde, feedback, grades.csv).
+# Instructors (docs/instructor-guide.md): release solutions/ to course/; grade a folder of
+# submissions (`make grade INBOX=~/Downloads/submissions`: collect and autograde); grade the written
+# answers in formgrader; then `make feedback` (feedback HTML and grades.csv).
 release: install
 	$(BIN)/python -m grading strip
 	$(BIN)/python -m grading release
@@ -53,5 +54,7 @@ grade: install
 	@test -n "$(INBOX)" || { echo "usage: make grade INBOX=folder-of-student-folders"; exit 2; }
 	$(BIN)/python -m grading collect "$(INBOX)"
 	$(BIN)/python -m grading autograde
+
+feedback: install
 	$(BIN)/python -m grading feedback
 	$(BIN)/python -m grading export --out grades.csv

@@ -139,9 +139,26 @@ def _build(root: Path) -> dict:
     cli("control", "autograde", SCRATCH, "--student", "snoop-unsandboxed", "--sandbox", "off",
         "--timeout", str(CELL_TIMEOUT))
 
+    _hand_grade(root, SCRATCH, "good", "why", 1, HAND_COMMENT)
     cli("feedback", "feedback")
     cli("export", "export", "--out", str(root / "grades.csv"))
     return out
+
+
+HAND_COMMENT = "Right: the chain rule multiplies local derivatives."
+
+
+def _hand_grade(root: Path, assignment: str, student: str, grade_id: str, score: float,
+                comment: str) -> None:
+    """What formgrader saves when the instructor scores a written answer and comments on it."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        grade = gb.find_grade(grade_id, assignment, assignment, student)
+        assert grade.needs_manual_grade, "a written answer waits for the instructor"
+        grade.manual_score = score
+        gb.find_comment(grade_id, assignment, assignment, student).manual_comment = comment
+        gb.db.commit()
 
 
 def _snoop_paths(root: Path) -> list[str]:
@@ -412,12 +429,15 @@ def test_without_sandbox_the_same_code_reads_them(root):
     assert any(f"solutions/{SCRATCH}" in line for line in read), lines
 
 
-def test_feedback_and_csv_export(root):
+def test_hand_grading_feedback_and_csv_export(root):
     for student in ("good", "loop", "tamper"):
         assert (root / "feedback" / student / SCRATCH / f"{SCRATCH}.html").exists()
+    # "good" scored 3 autograded points, and 1 more for the written answer graded by hand
+    assert HAND_COMMENT in (root / "feedback" / "good" / SCRATCH / f"{SCRATCH}.html").read_text()
     rows = list(csv.DictReader((root / "grades.csv").open()))
     by = {(r["assignment"], r["student_id"]): r for r in rows}
-    assert float(by[(SCRATCH, "good")]["score"]) == 3.0
+    assert float(by[(SCRATCH, "good")]["score"]) == 4.0
+    assert float(by[(SCRATCH, "good")]["max_score"]) == 4.0
     assert float(by[(SCRATCH, "broken")]["score"]) == 0.0
     for a, _ in GRADED:
         assert (a, "solution") in by
