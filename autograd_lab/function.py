@@ -94,7 +94,7 @@ class Node:
         """Free what was saved for backward (the engine calls this unless retain_graph)."""
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class SavedTensor:
@@ -104,7 +104,7 @@ class SavedTensor:
     (output -> grad_fn -> saved output) that only the garbage collector could break.
     """
 
-    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad")
+    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad", "producer")
 
     def __init__(self, t: Tensor) -> None:
         self.tensor: Tensor | None = t
@@ -113,6 +113,8 @@ class SavedTensor:
         self.version = t._version_counter.value
         self.output_nr = -1
         self.requires_grad = t.requires_grad
+        # a saved result written into a view: the view's grad_fn then (weakly), named in messages
+        self.producer: weakref.ref | None = None
 
     def unpack(self, node: Node) -> Tensor:
         if self.counter.value != self.version:
@@ -128,7 +130,10 @@ class SavedTensor:
         data = self.tensor._data if self.tensor is not None else self.data
         type_name = _legacy_type(data.dtype)
         desc = f"[{type_name} [{', '.join(str(s) for s in data.shape)}]]"
-        if self.tensor is None:
+        producer = self.producer() if self.producer is not None else None
+        if producer is not None:  # as PyTorch: the view's grad_fn while it lives, else the node
+            desc += f", which is output 0 of {_op_name(producer)},"
+        elif self.tensor is None:
             desc += f", which is output {self.output_nr} of {_op_name(node)},"
         elif self.tensor.grad_fn is not None:
             desc += f", which is output {self.tensor.output_nr} of {_op_name(self.tensor.grad_fn)},"
@@ -288,6 +293,9 @@ class AccumulateGrad(Node):
         self._sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
         self._tensor_hooks = {0: variable._leaf_hooks}
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's C++ name; the class is AccumulateGrad
+
     def apply(self, *grad_outputs: Tensor | None) -> tuple[()]:
         grad = grad_outputs[0]
         var = self.variable
@@ -371,7 +379,12 @@ class Function:
             isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args
         )
         if not record:
-            return _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
+            out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
+            off = not grad_mode.is_grad_enabled()  # views made in no_grad mode must not change in place
+            for o in out if isinstance(out, tuple) else (out,):
+                if isinstance(o, Tensor) and o._view_meta is not None:
+                    o._view_meta.no_grad = off
+            return out
 
         node = cls._backward_cls()
         positions, edges, meta, needs = [], [], [], []
@@ -404,6 +417,8 @@ class Function:
         for nr, o in enumerate(fresh):
             if not isinstance(o, Tensor) or any(o is t for t in node._non_differentiable):
                 continue
+            if o._view_meta is not None:
+                o._view_meta.no_grad = False  # made by an op recorded in grad mode
             if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
                 continue
             o.grad_fn = node

@@ -86,7 +86,7 @@ class Tensor:
         """
         t = object.__new__(cls)
         _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t.output_nr = output_nr
         return t
 
@@ -138,6 +138,22 @@ class Tensor:
         return self._version_counter.value
 
     # ------------------------------------------------------------------ autograd state
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (None for a leaf).
+
+        A view whose base changed in place since its history was recorded gets a new one here,
+        ``AsStridedBackward0`` of the base, as in PyTorch: the old history would ignore the change.
+        """
+        meta = self._view_meta
+        if meta is not None and meta.version != self._version_counter.value:
+            _refresh_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node: Any) -> None:
+        self._grad_fn = node
+
     @property
     def is_leaf(self) -> bool:
         """True for tensors the user made, and for every tensor that does not require grad."""
@@ -496,6 +512,36 @@ class Tensor:
     def neg_(self) -> Tensor:
         return _ops.inplace(self, _ops.neg)
 
+    def exp_(self) -> Tensor:
+        return _ops.inplace(self, _ops.exp)
+
+    def log_(self) -> Tensor:
+        return _ops.inplace(self, _ops.log)
+
+    def sqrt_(self) -> Tensor:
+        return _ops.inplace(self, _ops.sqrt)
+
+    def abs_(self) -> Tensor:
+        return _ops.inplace(self, _ops.abs)
+
+    def sin_(self) -> Tensor:
+        return _ops.inplace(self, _ops.sin)
+
+    def cos_(self) -> Tensor:
+        return _ops.inplace(self, _ops.cos)
+
+    def tanh_(self) -> Tensor:
+        return _ops.inplace(self, _ops.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        return _ops.inplace(self, _ops.sigmoid)
+
+    def relu_(self) -> Tensor:
+        return _ops.inplace(self, _ops.relu)
+
+    def reciprocal_(self) -> Tensor:
+        return _ops.inplace(self, _ops.reciprocal)
+
     def zero_(self) -> Tensor:
         return _ops.inplace(self, _ops.zero_like)
 
@@ -721,15 +767,37 @@ class Tensor:
         return _ops.split(self, split_size, dim)
 
 
+class ViewMeta:
+    """What a view remembers about how it was made (``_base`` is the tensor whose memory it shares).
+
+    ``version``: the base's version when the view's ``grad_fn`` was last right; ``no_grad``: made in
+    no_grad mode; ``multi``: ``(op, output_nr)`` when it is one of several views one op returned
+    (``split``, ``chunk``). The last two make an in-place change of the view an error.
+    """
+
+    __slots__ = ("version", "no_grad", "multi")
+
+    def __init__(self, version: int, no_grad: bool, multi: tuple[str, int] | None = None) -> None:
+        self.version, self.no_grad, self.multi = version, no_grad, multi
+
+
+def _refresh_view(view: Tensor) -> None:
+    """Give a stale view a new history from its base (:func:`autograd_lab.ops.inplace.refresh_view`)."""
+    from .ops.inplace import refresh_view
+
+    refresh_view(view)
+
+
 def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._data = data
     t._requires_grad = False
-    t.grad_fn = None
+    t._grad_fn = None
     t.output_nr = 0
     t._grad = None
     t._retains_grad = False
     t._version_counter = _VersionCounter()
     t._base = None
+    t._view_meta = None  # a ViewMeta when this tensor is a view of _base
     t._accumulate_ref = None
     t._leaf_hooks = {}
     t.name = None  # an optional label, shown by autograd_lab.viz

@@ -793,3 +793,13 @@ def test_overflow_gives_inf_and_nan_without_numpy_warnings():
         quotients = [torch.tensor(1.0) / 0, 1 / torch.tensor(0.0), torch.tensor(0.0) ** -1]
     assert np.isinf(y[0].item()) and np.isnan(x.grad[0].item())
     assert all(np.isinf(q.item()) for q in quotients)
+
+
+def test_accumulate_grad_names_as_pytorch():
+    w = torch.ones(2, requires_grad=True)
+    mul = (w * 2).grad_fn
+    acc = mul.next_functions[0][0]
+    assert mul.name() == "MulBackward0"
+    assert acc.name() == "torch::autograd::AccumulateGrad"  # the C++ name, as PyTorch's name()
+    assert type(acc).__name__ == "AccumulateGrad"
+    assert repr(acc).startswith("<AccumulateGrad object at 0x")

@@ -269,7 +269,7 @@ def test_show_order_numbers_nodes_as_backward_runs_them():
         if m:
             numbers[int(m[1])] = m[2]
     assert sorted(numbers) == list(range(1, len(order) + 1))
-    assert [numbers[i + 1] for i in range(len(order))] == [n.name() for n in order]
+    assert [numbers[i + 1] for i in range(len(order))] == [type(n).__name__ for n in order]
     assert numbers[1] == "RsubBackward1"
 
 

@@ -7,17 +7,25 @@ was saved makes backward fail loudly instead of silently using the wrong value.
 With autograd recording, the tensor's history is *rebased*: its ``grad_fn`` becomes the node of the
 in-place op, whose input edge leads to the old history. Forbidden, as in PyTorch: an in-place op on
 a leaf that requires grad (its ``.grad`` would be meaningless) and on a view of one.
+
+A view shares its base's memory, so an in-place op on a view changes the base: the *base's* history
+is rebased, on a ``CopySlices`` node that wraps the op's node (inside the view, the gradient goes
+through the op; outside, straight to the old history). Every view of a base changed in place gets a
+new history when next used (``Tensor.grad_fn``): ``AsStridedBackward0`` of the base, reading the
+view's elements from it. Views and bases are matched element by element through their memory
+addresses (:func:`view_index`), so any chain of view ops works.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..function import Function
+from ..function import Function, Node, gradient_edge
 from ..tensor import Tensor
 from .promotion import as_operand
 from .shape import _normalize_key, _selects_all, index_put
@@ -86,25 +94,194 @@ def _shape(s: tuple) -> str:
     return "[" + ", ".join(map(str, s)) + "]"
 
 
+# ---------------------------------------------------------------------------- views
+class AsStrided(Function):
+    """The elements of ``a`` at the flat positions ``index``: how a view reads its base."""
+
+    node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, index: np.ndarray) -> Tensor:
+        ctx.shape, ctx.index = a._data.shape, index
+        return Tensor._make(a._data.reshape(-1)[index])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return AsStridedScatter.apply(grad, ctx.index, ctx.shape), None
+
+
+class AsStridedScatter(Function):
+    """``src`` added into zeros of ``shape`` at the flat positions ``index`` (repeats add up)."""
+
+    node_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, src: Tensor, index: np.ndarray, shape: tuple[int, ...]) -> Tensor:
+        ctx.index = index
+        out = np.zeros(int(np.prod(shape)), dtype=src._data.dtype)
+        np.add.at(out, index.reshape(-1), src._data.reshape(-1))
+        return Tensor._make(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return AsStrided.apply(grad, ctx.index), None, None
+
+
+class CopySlices(Node):
+    """An in-place op on a view, recorded on the view's base (PyTorch's ``CopySlices``).
+
+    ``fn`` is the op's own node, whose first input was the view's old value. Its edges are this
+    node's, but the first, which is the base's old history (``fn`` keeps its own first edge, to the
+    view's old value, for a second derivative through what it saved). Backward: the base's gradient
+    outside the view goes to the old history as it is; inside the view it goes through ``fn``, which
+    also gives the op's other inputs their gradients.
+    """
+
+    def __init__(self, base_edge: tuple[Node | None, int], index: np.ndarray,
+                 shape: tuple[int, ...], fn: Node) -> None:
+        super().__init__()
+        self.fn = fn
+        self._index, self._shape = index, shape
+        self._next_functions = (base_edge, *fn.next_functions[1:])
+        outside = np.ones(int(np.prod(shape)), dtype=bool)
+        outside[index.reshape(-1)] = False
+        self._outside = outside.reshape(shape)
+
+    def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        grad = grad_outputs[0]
+        if grad is None:
+            return (None,) * len(self._next_functions)
+        from_fn = self.fn.apply(AsStrided.apply(grad, self._index))
+        grad_base = grad * Tensor._make(self._outside.astype(grad._data.dtype))
+        if from_fn[0] is not None:
+            grad_base = grad_base + AsStridedScatter.apply(from_fn[0], self._index, self._shape)
+        return (grad_base, *from_fn[1:])
+
+    def saved_items(self) -> list[tuple[str, Tensor | None]]:
+        return self.fn.saved_items()
+
+    def _release(self) -> None:
+        self.fn._release()
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of every element of ``a``."""
+    addr = np.full((1,) * a.ndim, a.__array_interface__["data"][0], dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[axis] = n
+        addr = addr + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return np.broadcast_to(addr, a.shape)
+
+
+def view_index(view: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """For each element of ``view``, its flat (row-major) position in ``base``, whose memory it shares."""
+    if view.size == 0:
+        return np.zeros(view.shape, dtype=np.int64)
+    flat = _addresses(base).reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    wanted = _addresses(view)
+    pos = np.minimum(np.searchsorted(ordered, wanted), ordered.size - 1)
+    if not np.array_equal(ordered[pos], wanted):
+        raise RuntimeError(
+            "a view no longer shares memory with its base (was the base's .data replaced?): "
+            "autograd_lab cannot record the view's history. Make the view again from the base."
+        )
+    return order[pos]
+
+
+def refresh_view(view: Tensor) -> None:
+    """A view whose base changed in place: its history becomes ``AsStridedBackward0`` of the base.
+
+    Called by ``Tensor.grad_fn`` when the shared version counter moved since the view's history was
+    last right. A view made in no_grad mode, or of a base that needs no gradient, keeps its history.
+    """
+    meta, base = view._view_meta, view._base
+    meta.version = view._version_counter.value
+    if meta.no_grad or not base.requires_grad:
+        return
+    with grad_mode.enable_grad():
+        node = AsStrided.apply(base, view_index(view._data, base._data))._grad_fn
+    _move_retained(view, node)
+    view._grad_fn, view.output_nr = node, 0
+
+
+def _move_retained(t: Tensor, node: Node) -> None:
+    """``retain_grad()`` follows a tensor to its new history (output 0 of ``node``); hooks do not."""
+    old = t._grad_fn
+    if t._retains_grad and old is not None:
+        ref = old._retained.pop(t.output_nr, None)
+        if ref is not None:
+            node._retained[0] = ref
+
+
+NO_GRAD_VIEW_MESSAGE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+    "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
+def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple) -> Tensor:
+    """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
+    meta = t._view_meta
+    if meta.multi is not None:
+        raise RuntimeError(
+            f"Output {meta.multi[1]} of {meta.multi[0]} is a view and is being modified inplace. This "
+            "view is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+    if meta.no_grad:
+        raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
+    if base.requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    index = view_index(t._data, base._data)
+    # The view's old value, read from the base's old history: the op's first input. Its gradient
+    # reaches the base through CopySlices, not through this edge; but an op that saves its input
+    # (mul_) keeps it, with its history, for a second derivative.
+    with grad_mode.enable_grad():
+        old = AsStrided.apply(Tensor._make(base._data, grad_fn=base.grad_fn, output_nr=base.output_nr),
+                              index)
+    result = op(old, *args)
+    fn = result.grad_fn
+    first = fn.next_functions[0][0] if fn is not None and fn.next_functions else None
+    if fn is None or fn._num_outputs != 1 or first is not old._grad_fn:
+        raise RuntimeError(f"autograd_lab: {op} is not one node whose first input is the changed tensor")
+    _write(t, result._data)
+    t._version_counter.value += 1
+    node = CopySlices(gradient_edge(base), index, base._data.shape, fn)
+    _move_retained(base, node)
+    base._grad_fn, base.output_nr = node, 0
+    _keep_saved_result(fn, result, t)
+    return t
+
+
+def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
+    """An op that saved its result (``exp_``) now finds it in ``t``, version-checked."""
+    for s in getattr(fn, "_saved", None) or ():
+        if s is not None and s.tensor is None and s.data is result._data:
+            s.data, s.counter, s.version = t._data, t._version_counter, t._version_counter.value
+            if t._base is not None:
+                s.producer = weakref.ref(t.grad_fn)
+
+
+# ---------------------------------------------------------------------------- in place
 def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
     """Apply ``op(t, *args)`` and store the result in ``t`` itself; returns ``t``."""
-    record = grad_mode.is_grad_enabled() and (
-        t.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
-    )
+    grad_on = grad_mode.is_grad_enabled()
+    args_need = grad_on and any(isinstance(a, Tensor) and a.requires_grad for a in args)
+    base = t._base
+    if base is not None and grad_on and (args_need or t.requires_grad or base.requires_grad):
+        return _inplace_on_view(t, base, op, args)
+    record = args_need or (grad_on and t.requires_grad)
     if record:
         if t.grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        base = t._base
-        if base is not None and base.requires_grad:
-            if base.grad_fn is None:
-                raise RuntimeError(
-                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                )
-            raise RuntimeError(
-                "autograd_lab does not support in-place operations on a view of a tensor that requires "
-                "grad (PyTorch rewrites the base's history with CopySlices). Use an out-of-place "
-                "operation, or clone() the view first."
-            )
         # the old value of t, standing for it in the graph: same grad_fn edge, its own memory
         old = Tensor._make(np.array(t._data, copy=True), grad_fn=t.grad_fn, output_nr=t.output_nr)
         result = op(old, *args)
@@ -114,10 +291,9 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
     _write(t, result._data)
     t._version_counter.value += 1
     if record:
+        _move_retained(t, result.grad_fn)
         t.grad_fn, t.output_nr = result.grad_fn, result.output_nr
-        for s in getattr(result.grad_fn, "_saved", None) or ():
-            if s is not None and s.tensor is None and s.data is result._data:
-                s.data, s.counter, s.version = t._data, t._version_counter, t._version_counter.value
+        _keep_saved_result(result.grad_fn, result, t)
     return t
 
 

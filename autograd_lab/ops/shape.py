@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..function import Function, _expandable_to
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, ViewMeta, _wrap_dim
 from .mathematic import clone
 from .promotion import as_operand, result_dtype
 
@@ -23,6 +23,7 @@ def _view(a: Tensor, arr: np.ndarray) -> Tensor:
     t = Tensor._make(arr)
     t._version_counter = a._version_counter
     t._base = a._base if a._base is not None else a
+    t._view_meta = ViewMeta(a._version_counter.value, False)  # Function.apply sets no_grad
     return t
 
 
@@ -334,22 +335,25 @@ class Split(Function):
     node_name = "SplitBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, dim: int, sizes: tuple[int, ...]) -> tuple[Tensor, ...]:
+    def forward(ctx: Any, a: Tensor, dim: int, sizes: tuple[int, ...], op: str) -> tuple[Tensor, ...]:
         ctx.dim = dim
         pieces, start = [], 0
         for size in sizes:
-            pieces.append(_view(a, a._data[(slice(None),) * dim + (slice(start, start + size),)]))
+            piece = _view(a, a._data[(slice(None),) * dim + (slice(start, start + size),)])
+            piece._view_meta.multi = (op, len(pieces))  # such views must not change in place
+            pieces.append(piece)
             start += size
         return tuple(pieces)
 
     @staticmethod
-    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None, None]:
+    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None, None, None]:
         # unused pieces arrive as zeros (materialized by the node), so the pieces join back whole
-        return cat(grads, ctx.dim), None, None
+        return cat(grads, ctx.dim), None, None, None
 
 
 class SplitWithSizes(Split):
     node_name = "SplitWithSizesBackward0"
+
 
 
 # ---------------------------------------------------------------------------- functional forms
@@ -595,11 +599,11 @@ def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
     n = a._data.shape[d]
     if isinstance(split_size, (int, np.integer)):
         sizes = [int(split_size)] * (n // split_size) + ([n % split_size] if n % split_size else [])
-        return Split.apply(a, d, tuple(sizes or [0]))
+        return Split.apply(a, d, tuple(sizes or [0]), "Split")
     sizes = [int(s) for s in split_size]
     if builtins.sum(sizes) != n:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
             f"dimension {d}), but got split_sizes={sizes}"
         )
-    return SplitWithSizes.apply(a, d, tuple(sizes))
+    return SplitWithSizes.apply(a, d, tuple(sizes), "SplitWithSizes")

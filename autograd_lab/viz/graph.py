@@ -312,8 +312,8 @@ def build(
     for node in kept:
         key = rep[id(node)]
         is_acc = isinstance(node, AccumulateGrad)
-        v = VNode(key, "acc" if is_acc else "op", node.name(), obj=node, order=order.get(id(node)),
-                  tooltip=node.name())
+        v = VNode(key, "acc" if is_acc else "op", type(node).__name__, obj=node,
+                  order=order.get(id(node)), tooltip=type(node).__name__)
         nodes[key] = v
         if is_acc:
             var = node.variable
@@ -345,7 +345,7 @@ def build(
     inline_count = Counter(nid for nid, _ in inline)
     collapsed = 0
     for key, members in summaries.items():
-        counts = Counter(n.name() for n in members)
+        counts = Counter(type(n).__name__ for n in members)
         lines = [(f"{name} ×{c}", "shape") for name, c in counts.most_common(3)]
         if len(counts) > 3:
             lines.append((f"and {len(counts) - 3} more kinds", "shape"))

@@ -39,11 +39,11 @@ class BackwardStep:
 
     @property
     def name(self) -> str:
-        return self.node.name()
+        return type(self.node).__name__
 
     def describe(self, label: Any = None) -> str:
         """``MulBackward0 gets 1.0, sends 2.0 to AccumulateGrad(w) and 2.0 to AccumulateGrad(w)``."""
-        label = label or (lambda node: node.name())
+        label = label or (lambda node: type(node).__name__)
         got = ", ".join(format_grad(g) for g in self.grads_in if g is not None) or "nothing"
         if isinstance(self.node, AccumulateGrad):
             return f"{label(self.node)} adds {got} into .grad"
@@ -89,7 +89,7 @@ class BackwardStepper(Sequence):
             name = (self._names.get(id(var), (None,))[0] or var.name
                     or self._fallback.get(id(var), (None,))[0])
             return f"AccumulateGrad({name})" if name else "AccumulateGrad"
-        return node.name()
+        return type(node).__name__
 
     def describe(self, i: int) -> str:
         return f"step {i + 1} of {len(self)}: {self.steps[i].describe(self._label)}"
