@@ -40,9 +40,21 @@ def main(argv: list[str]) -> int:
     if not argv:
         (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
         print(f"wrote {HERE / 'RESULTS.md'}")
+        readme = HERE.parent / "README.md"
+        readme.write_text(with_table(readme.read_text(), "\n".join(lines[2:])))
+        print(f"updated the table in {readme}")
     else:
         print("\n".join(lines))
     return 0
+
+
+START, END = "<!-- benchmarks: start (python -m benchmarks writes this) -->", "<!-- benchmarks: end -->"
+
+
+def with_table(readme: str, table: str) -> str:
+    """The README with ``table`` between the START and END markers."""
+    head, rest = readme.split(START, 1)
+    return f"{head}{START}\n{table}\n{END}{rest.split(END, 1)[1]}"
 
 
 def _cores() -> int:

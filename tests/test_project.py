@@ -153,3 +153,28 @@ def test_ruff_is_clean():
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_readme_shows_the_benchmark_results():
+    """The README's table is benchmarks/RESULTS.md's: `python -m benchmarks` writes both."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.__main__ import END, START
+    finally:
+        sys.path.remove(str(ROOT))
+    readme = (ROOT / "README.md").read_text()
+    assert START in readme and END in readme, "README.md lost its benchmark markers"
+    shown = readme.split(START, 1)[1].split(END, 1)[0].strip()
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text().strip().split("\n", 2)[2].strip()
+    assert shown == results, "README's benchmark table differs from benchmarks/RESULTS.md"
+    assert shown.count("\n| ") >= 10, "the table has too few rows: run `python -m benchmarks`"
+
+
+def test_benchmark_table_rewrite_keeps_the_rest():
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.__main__ import END, START, with_table
+    finally:
+        sys.path.remove(str(ROOT))
+    text = f"intro\n{START}\nold\n{END}\noutro\n"
+    assert with_table(text, "| new |") == f"intro\n{START}\n| new |\n{END}\noutro\n"
