@@ -132,24 +132,16 @@ def numel(input: Tensor) -> "builtins.int":  # noqa: A002, F821
 
 def allclose(a: Tensor, b: Tensor, rtol: "builtins.float" = 1e-05, atol: "builtins.float" = 1e-08,  # noqa: F821
              equal_nan: "builtins.bool" = False) -> "builtins.bool":  # noqa: F821
-    import numpy as _np
-
-    return _np.allclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
-                        equal_nan=equal_nan)
+    return a.allclose(b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def isclose(a: Tensor, b: Tensor, rtol: "builtins.float" = 1e-05, atol: "builtins.float" = 1e-08,  # noqa: F821
             equal_nan: "builtins.bool" = False) -> Tensor:  # noqa: F821
-    import numpy as _np
-
-    return Tensor._make(_np.isclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol,
-                                    atol=atol, equal_nan=equal_nan))
+    return a.isclose(b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def equal(a: Tensor, b: Tensor) -> "builtins.bool":  # noqa: F821
-    import numpy as _np
-
-    return a.shape == b.shape and _np.array_equal(a._data, b._data)
+    return a.equal(b)
 
 
 def set_printoptions(precision: "builtins.int | None" = None, threshold: "builtins.int | None" = None,  # noqa: F821

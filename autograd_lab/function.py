@@ -208,14 +208,30 @@ class BackwardNode(Node, FunctionCtx):
         self._non_differentiable.extend(tensors)
 
     def saved_items(self) -> list[tuple[str, Tensor | None]]:
+        """``(name, tensor)`` for each saved tensor: PyTorch's name (``self``, ``other``,
+        ``result``, ...) where the op declares it, else ``saved <position>``."""
         if self._freed or not self._saved:
             return []
+        names = self._forward_cls.saved_names
         out = []
         for i, s in enumerate(self._saved):
             if s is not None:
                 t = s.tensor if s.tensor is not None else Tensor._make(s.data)
-                out.append((f"saved {i}", t))
+                out.append((names[i] if i < len(names) else f"saved {i}", t))
         return out
+
+    def __getattr__(self, name: str) -> Any:
+        """``node._saved_self``, ``node._saved_result``, ...: a saved tensor by PyTorch's name
+        (None when the op did not need to save it; an error once backward freed it)."""
+        if name.startswith("_saved_") and name[7:] in type(self)._forward_cls.saved_names:
+            if self._freed:
+                raise RuntimeError(FREED_MESSAGE)
+            s = self._saved[type(self)._forward_cls.saved_names.index(name[7:])]
+            return None if s is None else s.unpack(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list[str]:  # tab completion shows the _saved_ names
+        return sorted({*super().__dir__(), *(f"_saved_{n}" for n in type(self)._forward_cls.saved_names)})
 
     def _release(self) -> None:
         self._saved = None
@@ -350,6 +366,8 @@ class Function:
     """
 
     node_name: ClassVar[str | None] = None
+    # PyTorch's names of what forward saves, in order: node._saved_<name>, and labels in drawings
+    saved_names: ClassVar[tuple[str, ...]] = ()
     _backward_cls: ClassVar[type[BackwardNode]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

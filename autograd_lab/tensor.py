@@ -310,6 +310,20 @@ class Tensor:
     def tolist(self) -> Any:
         return self._data.tolist()
 
+    # ------------------------------------------------------------------ comparing whole tensors
+    def equal(self, other: Tensor) -> bool:
+        """True when both have the same shape and the same elements (``torch.equal``)."""
+        return self._data.shape == other._data.shape and bool(np.array_equal(self._data, other._data))
+
+    def allclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        return bool(np.allclose(self._data, other._data if isinstance(other, Tensor) else other,
+                                rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        return Tensor._make(np.isclose(self._data, other._data if isinstance(other, Tensor) else other,
+                                       rtol=rtol, atol=atol, equal_nan=equal_nan))
+
     def __float__(self) -> float:
         return float(self.item())
 

@@ -607,3 +607,57 @@ def test_functional_jacobian_and_hessian_like_pytorch():
         results = [getattr(T.autograd.functional, functional)(fn, T.tensor(data, dtype=T.float64))
                    for T in LIBS]
         np.testing.assert_allclose(to_np(results[0]), to_np(results[1]), rtol=RTOL, err_msg=functional)
+
+
+SAVED_CASES = {
+    "mul": lambda lib, x, y: x * y,
+    "mul by a number": lambda lib, x, y: x * 2,
+    "div": lambda lib, x, y: x / y,
+    "pow": lambda lib, x, y: x.abs() ** 1.5,
+    "pow tensor": lambda lib, x, y: x.abs() ** y,
+    "exp": lambda lib, x, y: x.exp(),
+    "log": lambda lib, x, y: y.abs().log(),
+    "tanh": lambda lib, x, y: x.tanh(),
+    "sigmoid": lambda lib, x, y: x.sigmoid(),
+    "relu": lambda lib, x, y: x.relu(),
+    "sin": lambda lib, x, y: x.sin(),
+    "mm": lambda lib, x, y: x.reshape(2, 3).mm(y.reshape(3, 2)),
+    "softmax": lambda lib, x, y: x.softmax(0),
+    "log_softmax": lambda lib, x, y: x.log_softmax(0),
+    "max": lambda lib, x, y: x.max(),
+    "maximum": lambda lib, x, y: lib.maximum(x, y),
+}
+
+
+@pytest.mark.parametrize("case", SAVED_CASES)
+def test_saved_tensors_by_pytorchs_names(case):
+    """node._saved_<name>: the same names as PyTorch's nodes, holding the same values; the same
+    identity rules (a saved input is the input itself; a saved result is a new tensor)."""
+    rng = np.random.default_rng(3)
+    xv, yv = rng.normal(size=6), rng.normal(size=6)
+    seen = []
+    for lib in (al, torch):
+        x = lib.tensor(xv, requires_grad=True)
+        y = lib.tensor(yv, requires_grad=True)
+        out = SAVED_CASES[case](lib, x, y)
+        node = out.grad_fn
+        tensors = {}
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                if isinstance(value, (al.Tensor, torch.Tensor)) or value is None:
+                    tensors[name] = value
+        seen.append((node, tensors, x, y, out))
+    (ours, our_saved, ax, ay, aout), (theirs, their_saved, tx, ty, tout) = seen
+    assert our_saved, f"{type(ours).__name__} names nothing it saves"
+    for name, value in our_saved.items():
+        assert name in their_saved, f"{type(ours).__name__}.{name}: PyTorch has no such attribute"
+        other = their_saved[name]
+        assert (value is None) == (other is None), name
+        if value is not None:
+            np.testing.assert_allclose(value.detach().numpy(), other.detach().numpy(), rtol=1e-12)
+            assert (value is ax, value is ay) == (other is tx, other is ty), name
+            assert value is not aout and other is not tout, name
+    aout.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        getattr(ours, next(iter(our_saved)))

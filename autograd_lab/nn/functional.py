@@ -56,6 +56,7 @@ class Addmm(Function):
     """``bias + mat1 @ mat2`` as one node (``torch.addmm``); ``F.linear`` passes ``weight.t()``."""
 
     node_name = "AddmmBackward0"
+    saved_names = ("mat1", "mat2")
 
     @staticmethod
     def forward(ctx: Any, bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
@@ -206,6 +207,7 @@ class NativeBatchNorm(Function):
     """
 
     node_name = "NativeBatchNormBackward0"
+    saved_names = ("input", "weight")
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor, running: tuple, training: bool,
@@ -318,6 +320,7 @@ def batch_norm(
 # ---------------------------------------------------------------------------- losses
 class MseLoss(Function):
     node_name = "MseLossBackward0"
+    saved_names = ("self", "target")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, reduction: str) -> Tensor:

@@ -36,6 +36,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, kernel: str) -> None:
 
 class Mm(Function):
     node_name = "MmBackward0"
+    saved_names = ("self", "mat2")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -55,6 +56,7 @@ class Mm(Function):
 
 class Dot(Function):
     node_name = "DotBackward0"
+    saved_names = ("self", "tensor")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -76,6 +78,7 @@ class Dot(Function):
 
 class Mv(Function):
     node_name = "MvBackward0"
+    saved_names = ("self", "vec")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
@@ -102,6 +105,7 @@ class BatchedMatmul(Function):
     """
 
     node_name = "BmmBackward0"
+    saved_names = ("self", "mat2")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:

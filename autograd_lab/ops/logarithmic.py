@@ -22,6 +22,7 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
@@ -38,6 +39,7 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:

@@ -77,21 +77,23 @@ class Rsub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return Tensor._make(cast(_binary(np.multiply, a, b), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        b, a = ctx.saved_tensors
+        a, b = ctx.saved_tensors
         return (grad * b if b is not None else None), (grad * a if a is not None else None)
 
 
 class Div(Function):
     node_name = "DivBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -124,6 +126,7 @@ class Neg(Function):
 
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -144,6 +147,7 @@ class PowScalar(Function):
     """``tensor ** number``."""
 
     node_name = "PowBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, exponent: Any) -> Tensor:
@@ -165,6 +169,7 @@ class PowTensor(Function):
     """``tensor ** tensor``."""
 
     node_name = "PowBackward1"
+    saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -187,6 +192,7 @@ class RpowScalar(Function):
     """``number ** tensor``."""
 
     node_name = "PowBackward2"
+    saved_names = ("exponent", "result")
 
     @staticmethod
     def forward(ctx: Any, base: Any, b: Tensor) -> Tensor:
@@ -210,6 +216,7 @@ class RpowScalar(Function):
 # ---------------------------------------------------------------------------- functions
 class Exp(Function):
     node_name = "ExpBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -226,6 +233,7 @@ class Exp(Function):
 
 class Log(Function):
     node_name = "LogBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -241,6 +249,7 @@ class Log(Function):
 
 class Sqrt(Function):
     node_name = "SqrtBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -257,6 +266,7 @@ class Sqrt(Function):
 
 class Abs(Function):
     node_name = "AbsBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -271,6 +281,7 @@ class Abs(Function):
 
 class Sin(Function):
     node_name = "SinBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -285,6 +296,7 @@ class Sin(Function):
 
 class Cos(Function):
     node_name = "CosBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -299,6 +311,7 @@ class Cos(Function):
 
 class Tanh(Function):
     node_name = "TanhBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -314,6 +327,7 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     node_name = "SigmoidBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -331,6 +345,7 @@ class Sigmoid(Function):
 
 class Relu(Function):
     node_name = "ReluBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
@@ -346,6 +361,7 @@ class Relu(Function):
 
 class Clamp(Function):
     node_name = "ClampBackward1"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, lo: Any, hi: Any) -> Tensor:
@@ -368,6 +384,7 @@ class ClampTensor(Function):
     """``clamp`` with tensor bounds: ``minimum(maximum(a, lo), hi)`` as one node, as in PyTorch."""
 
     node_name = "ClampBackward0"
+    saved_names = ("self", "min", "max")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
@@ -393,6 +410,7 @@ class ClampTensor(Function):
 
 class Maximum(Function):
     node_name = "MaximumBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -407,6 +425,7 @@ class Maximum(Function):
 
 class Minimum(Function):
     node_name = "MinimumBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:

@@ -87,6 +87,7 @@ class MeanAll(Mean):
 
 class Var(Function):
     node_name = "VarBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int) -> Tensor:
@@ -106,6 +107,7 @@ class Var(Function):
 
 class Std(Function):
     node_name = "StdBackward0"
+    saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int) -> Tensor:
@@ -142,6 +144,7 @@ def _const(arr: np.ndarray) -> Tensor:
 class _ExtremeAll(Function):
     """max()/min() over everything: the gradient is shared evenly among tied elements."""
 
+    saved_names = ("self", "result")
     reduce = staticmethod(np.max)
 
     @classmethod
@@ -210,6 +213,7 @@ class MinDim(_ExtremeDim):
 
 
 class _Amax(Function):
+    saved_names = ("self", "result")
     reduce = staticmethod(np.max)
 
     @classmethod
@@ -241,6 +245,7 @@ class Amin(_Amax):
 
 class Logsumexp(Function):
     node_name = "LogsumexpBackward0"
+    saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -270,6 +275,7 @@ class LinalgVectorNorm(Function):
     """
 
     node_name = "LinalgVectorNormBackward0"
+    saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
