@@ -157,28 +157,39 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
           requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
-    """Standard normal samples."""
-    arr = _generator(generator).standard_normal(_size_arg(size)).astype(_dtype(dtype))
+    """Standard normal samples, PyTorch's for the same seed (see :mod:`autograd_lab.random`)."""
+    shape, dt = _size_arg(size), _dtype(dtype)
+    arr = _generator(generator).normal(int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
     return _new(arr, requires_grad, name)
 
 
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
-    """Uniform samples from [0, 1)."""
-    arr = _generator(generator).random(_size_arg(size)).astype(_dtype(dtype))
+    """Uniform samples from [0, 1), PyTorch's for the same seed."""
+    shape, dt = _size_arg(size), _dtype(dtype)
+    arr = _generator(generator).uniform(int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
     return _new(arr, requires_grad, name)
 
 
 def randint(low: int, high: int | None = None, size: Any = (), *, generator: Generator | None = None,
             dtype: Any = None) -> Tensor:
-    if high is None:
+    """Integers drawn uniformly from [low, high) (``randint(high, size)`` starts at 0)."""
+    if isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
-    arr = _generator(generator).integers(low, high, size=_size_arg((size,)))
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    shape = _size_arg((size,))
+    arr = _generator(generator).integers(int(low), int(high), int(np.prod(shape))).reshape(shape)
     return Tensor._make(arr.astype(_dtype(dtype, np.dtype(np.int64))))
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None) -> Tensor:
-    arr = _generator(generator).permutation(n)
+    """A random permutation of 0..n-1, PyTorch's for the same seed."""
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    arr = _generator(generator).permutation(int(n))
     return Tensor._make(arr.astype(_dtype(dtype, np.dtype(np.int64))))
 
 
@@ -191,10 +202,17 @@ def rand_like(t: Tensor, *, generator: Generator | None = None, dtype: Any = Non
 
 
 def normal(mean: float, std: float, size: Any, *, generator: Generator | None = None) -> Tensor:
-    arr = _generator(generator).normal(mean, std, size=_size_arg((size,)))
-    return Tensor._make(arr.astype(dtypes.get_default_dtype().np))
+    """Samples of N(mean, std²) of the given size (``torch.normal(mean, std, size)``)."""
+    shape = _size_arg((size,))
+    arr = _generator(generator).normal(int(np.prod(shape)), mean, std, dtypes.get_default_dtype().np)
+    return Tensor._make(arr.reshape(shape))
 
 
 def bernoulli(p: Tensor, *, generator: Generator | None = None) -> Tensor:
-    arr = _generator(generator).random(p._data.shape) < p._data
+    """1 with probability ``p`` (elementwise), else 0, in ``p``'s dtype."""
+    if np.any((p._data < 0) | (p._data > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                           "error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+    arr = _generator(generator).bernoulli(p._data)
     return Tensor._make(arr.astype(p._data.dtype))

@@ -566,16 +566,36 @@ class Tensor:
         return _ops.inplace(self, _ops.copy_from, src)
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with samples of U(a, b), PyTorch's for the same seed."""
         from .random import _generator
 
-        values = _generator(generator).uniform(a, b, size=self._data.shape)
-        return _ops.inplace(self, lambda t: _ops.fill_like(t, values))
+        if a > b:
+            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+        values = _generator(generator).uniform(self._data.size, a, b, self._data.dtype)
+        return _ops.inplace(self, lambda t: _ops.fill_like(t, values.reshape(self._data.shape)))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with samples of N(mean, std²), PyTorch's for the same seed."""
         from .random import _generator
 
-        values = _generator(generator).normal(mean, std, size=self._data.shape)
-        return _ops.inplace(self, lambda t: _ops.fill_like(t, values))
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        values = _generator(generator).normal(self._data.size, mean, std, self._data.dtype,
+                                              contiguous=self._data.flags.c_contiguous)
+        return _ops.inplace(self, lambda t: _ops.fill_like(t, values.reshape(self._data.shape)))
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fill with 1 (probability ``p``, a number or a tensor of probabilities) or 0."""
+        from .random import _generator
+
+        gen = _generator(generator)
+        if isinstance(p, Tensor):
+            values = gen.bernoulli(np.broadcast_to(p._data, self._data.shape))
+        else:
+            if not 0 <= p <= 1:
+                raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+            values = gen.bernoulli(float(p), self._data.shape)
+        return _ops.inplace(self, lambda t: _ops.fill_like(t, values.astype(self._data.dtype)))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         _ops.setitem(self, key, value)

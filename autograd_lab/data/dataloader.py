@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..creation import as_tensor, randint, randperm, tensor
 from ..ops import stack
-from ..random import Generator
+from ..random import Generator, _generator
 from ..tensor import Tensor
 from .dataset import Dataset, TensorDataset
 
@@ -74,8 +74,8 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
         generator = self.generator
-        if generator is None:
-            generator = Generator().manual_seed(int(randint(0, 2**62, ()).item()))
+        if generator is None:  # as PyTorch: torch.empty((), dtype=torch.int64).random_()
+            generator = Generator().manual_seed(_generator(None).random_int64())
         if self.replacement:
             yield from randint(0, n, (self.num_samples,), generator=generator).tolist()
             return
@@ -234,6 +234,12 @@ class DataLoader:
         )
 
     def __iter__(self) -> Iterator[Any]:
+        # PyTorch's iterator draws a base seed for worker processes as it is made; drawing it too
+        # keeps every random number after it equal to PyTorch's
+        _generator(self.generator).random_int64()
+        return self._batches()
+
+    def _batches(self) -> Iterator[Any]:
         if self.batch_sampler is None:
             for idx in self.sampler:
                 yield self.collate_fn(self.dataset[idx])

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, ops
-from ..creation import rand
 from ..dtypes import Size
 from ..function import Function
 from ..ops.promotion import binary_operands, broadcast_shape, cast
 from ..ops.shape import UnsafeView
+from ..random import _generator
 from ..tensor import Tensor
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -185,7 +185,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
     if p == 1.0:
         mask = np.zeros((), dtype=dt)
     else:
-        keep = rand(*input.shape, dtype=dtypes.float64)._data < 1.0 - p
+        keep = _generator(None).bernoulli(1.0 - p, input._data.shape)  # PyTorch's bernoulli_(1 - p)
         mask = keep.astype(dt) / dt.type(1.0 - p)
     if inplace:
         return ops.inplace(input, ops.mul, Tensor._make(mask))

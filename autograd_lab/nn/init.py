@@ -1,8 +1,9 @@
 """Initialising parameters in place (``torch.nn.init``), with PyTorch's formulas.
 
 Every function fills its tensor under ``no_grad`` (an initialisation is not part of any graph) from
-autograd_lab's random generators: ``manual_seed`` makes it reproducible, though the numbers differ from
-PyTorch's for the same seed (another random stream).
+autograd_lab's random generators, which make PyTorch's numbers for the same seed
+(:mod:`autograd_lab.random`): ``manual_seed(0); nn.Linear(3, 2)`` starts with PyTorch's weights.
+``trunc_normal_`` is the exception: it redraws out-of-range values where PyTorch inverts the CDF.
 """
 
 from __future__ import annotations
@@ -77,10 +78,10 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     from ..random import _generator
 
     rng = _generator(generator)
-    values = rng.normal(mean, std, size=tensor.shape)
+    values = rng.normal(tensor.numel(), mean, std, np.float64).reshape(tensor.shape)
     bad = (values < a) | (values > b)
     while bad.any():
-        values[bad] = rng.normal(mean, std, size=int(bad.sum()))
+        values[bad] = rng.normal(int(bad.sum()), mean, std, np.float64)
         bad = (values < a) | (values > b)
     return _fill(tensor, values)
 
