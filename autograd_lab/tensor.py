@@ -655,6 +655,12 @@ class Tensor:
     def mm(self, other: Tensor) -> Tensor:
         return _ops.mm(self, other)
 
+    def mv(self, vec: Tensor) -> Tensor:
+        return _ops.mv(self, vec)
+
+    def bmm(self, other: Tensor) -> Tensor:
+        return _ops.bmm(self, other)
+
     def dot(self, other: Tensor) -> Tensor:
         return _ops.dot(self, other)
 

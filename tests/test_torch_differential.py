@@ -661,3 +661,64 @@ def test_saved_tensors_by_pytorchs_names(case):
     aout.sum().backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         getattr(ours, next(iter(our_saved)))
+
+
+def _graph_signature(t) -> list:
+    """The backward graph as PyTorch would list it: each node's name and its edges' names, in a
+    depth-first order from the output (AccumulateGrad nodes by name only)."""
+    out, seen, stack = [], set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        edges = [None if n is None else type(n).__name__ for n, _ in node.next_functions]
+        out.append((type(node).__name__, edges))
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
+    return out
+
+
+def test_matmul_builds_pytorchs_graph_for_every_shape():
+    """matmul decomposes as PyTorch's (dot, mv, mm, folding into mm/mv, expand + bmm, squeezing a
+    batch of one): the same nodes, values and gradients, for random shapes and requires_grad."""
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        k = int(rng.integers(1, 4))
+        da, db = (int(d) for d in rng.integers(1, 5, size=2))
+        batch = [int(s) for s in rng.choice([1, 2, 3], size=4)]
+        a_shape = tuple(b if rng.random() < 0.7 else 1 for b in batch[4 - max(da - 2, 0):]) + \
+            ((int(rng.integers(1, 4)), k) if da > 1 else (k,))
+        b_shape = tuple(b if rng.random() < 0.7 else 1 for b in batch[4 - max(db - 2, 0):]) + \
+            ((k, int(rng.integers(1, 4))) if db > 1 else (k,))
+        a_shape, b_shape = a_shape[-da:] if da > 1 else a_shape, b_shape[-db:] if db > 1 else b_shape
+        grads = [bool(g) for g in rng.integers(0, 2, size=2)]
+        if not any(grads):
+            grads[0] = True
+        transposed = da > 1 and rng.random() < 0.3  # a non-contiguous left operand
+        av, bv = rng.normal(size=a_shape), rng.normal(size=b_shape)
+        if transposed:
+            av = np.ascontiguousarray(np.swapaxes(av, -1, -2))
+        results = []
+        for lib in (al, torch):
+            a = lib.tensor(av, requires_grad=grads[0])
+            b = lib.tensor(bv, requires_grad=grads[1])
+            left = a.mT if transposed else a
+            try:
+                z = left @ b
+            except RuntimeError as e:
+                results.append(str(e))
+                continue
+            z.sum().backward() if z.requires_grad else None
+            results.append((z.detach().numpy(), [None if t.grad is None else t.grad.numpy()
+                                                 for t in (a, b)], _graph_signature(z)))
+        where = f"trial {trial}: {left.shape} @ {b_shape}, requires_grad {grads}"
+        ours, theirs = results
+        if isinstance(theirs, str) or isinstance(ours, str):
+            assert ours == theirs, where
+            continue
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10, atol=1e-12, err_msg=where)
+        for g, h in zip(ours[1], theirs[1]):
+            assert (g is None) == (h is None), where
+            if g is not None:
+                np.testing.assert_allclose(g, h, rtol=1e-10, atol=1e-12, err_msg=where)
+        assert ours[2] == theirs[2], where

@@ -1,7 +1,7 @@
 """Differentiable operations, grouped by kind. Each is a ``Function`` with forward and backward."""
 
 from .inplace import copy_from, fill_like, inplace, setitem, zero_like
-from .linalg import dot, matmul, mm
+from .linalg import bmm, dot, matmul, mm, mv
 from .logarithmic import log_softmax, softmax
 from .mathematic import (
     abs,
@@ -67,8 +67,8 @@ from .shape import (
 __all__ = [
     "abs", "add", "amax", "amin", "argmax", "argmin", "cat", "chunk", "clamp", "clone", "copy_from",
     "cos", "div", "dot", "exp", "expand", "fill_like", "flatten", "getitem", "index_put", "inplace",
-    "log", "log_softmax", "logsumexp", "masked_fill", "matmul", "max", "maximum", "mean", "min",
-    "minimum", "mm", "mul", "narrow", "neg", "non_differentiable", "norm", "permute", "pow",
+    "bmm", "log", "log_softmax", "logsumexp", "masked_fill", "matmul", "max", "maximum", "mean", "min",
+    "minimum", "mm", "mv", "mul", "narrow", "neg", "non_differentiable", "norm", "permute", "pow",
     "reciprocal", "relu", "reshape", "rsub", "setitem", "sigmoid", "sin", "softmax", "split", "sqrt",
     "squeeze", "stack", "std", "sub", "sum", "sum_to_size", "t", "tanh", "to_dtype", "transpose", "unsqueeze",
     "var", "view", "where", "zero_like",

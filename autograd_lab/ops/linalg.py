@@ -97,12 +97,8 @@ class Mv(Function):
         return grad.unsqueeze(1) * v.unsqueeze(0), a.t().matmul(grad)
 
 
-class BatchedMatmul(Function):
-    """``@`` with batch dimensions (broadcast like NumPy's matmul).
-
-    PyTorch folds the batch dimensions with reshapes first, so its graph shows an extra
-    ``UnsafeViewBackward0`` above ``BmmBackward0``; here one node does it all.
-    """
+class Bmm(Function):
+    """A batch of matrix products: ``(b, n, m) @ (b, m, p)`` (``torch.bmm``)."""
 
     node_name = "BmmBackward0"
     saved_names = ("self", "mat2")
@@ -110,26 +106,37 @@ class BatchedMatmul(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         _check_same_dtype(a, b, "bmm")
-        if a._data.shape[-1] != b._data.shape[-2]:
-            sa, sb = a._data.shape, b._data.shape
+        (nb, _, m), (nb2, m2, _) = a._data.shape, b._data.shape
+        if nb2 != nb or m2 != m:
             raise RuntimeError(
-                f"Expected size for first two dimensions of batch2 tensor to be: "
-                f"[{sb[0] if len(sb) > 2 else 1}, {sa[-1]}] but got: "
-                f"[{sb[0] if len(sb) > 2 else 1}, {sb[-2]}]."
+                f"Expected size for first two dimensions of batch2 tensor to be: [{nb}, {m}] but got: "
+                f"[{nb2}, {m2}]."
             )
-        ctx.save_for_backward(a, b)
-        try:
-            return Tensor._make(cast(np.matmul(a._data, b._data), a, b))
-        except ValueError as e:
-            raise RuntimeError(
-                f"matmul: batch dimensions of {list(a._data.shape)} and {list(b._data.shape)} "
-                "cannot be broadcast together"
-            ) from e
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        return Tensor._make(cast(np.matmul(a._data, b._data), a, b))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
-        return grad.matmul(b.mT), a.mT.matmul(grad)  # the node sums broadcast batch dims
+        return (bmm(grad, b.mT) if b is not None else None), (bmm(a.mT, grad) if a is not None else None)
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    return Bmm.apply(a, b)
+
+
+def mv(a: Tensor, v: Tensor) -> Tensor:
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
+    if a._data.shape[1] != v._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x"
+                           f"{a._data.shape[1]}), vec ({v._data.shape[0]})")
+    return Mv.apply(a, v)
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -179,8 +186,78 @@ def matmul(a: Any, b: Any) -> Tensor:
         return SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), b), (0,))
     if da == 2 and db == 2:
         return Mm.apply(a, b)
+    if da == 3 and db == 3:  # a batch of one that needs a gradient is folded as a matrix (PyTorch 2.13)
+        if a._data.shape[0] == 1 != b._data.shape[0] and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+        if b._data.shape[0] == 1 != a._data.shape[0] and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    return _batched_matmul(a, b)
+
+
+# PyTorch's matmul (ATen's _matmul_impl) builds its graph from these ops; so does this one.
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """Whether the batched operand can fold its batch into the rows of one mm/mv."""
+    larger = a.ndim >= b.ndim
+    big_shape = a._data.shape if larger else b._data.shape[:-2] + b._data.shape[:-3:-1]
+    if not (len(big_shape) >= 3 and (b.ndim if larger else a.ndim) <= 2):
+        return False
+    if (b if larger else a).requires_grad:  # folding keeps the small operand's gradient one mm
+        return True
+    if a.ndim == 2:
+        return False  # the result would need a transposed copy
+    if 0 in big_shape:
+        return True
+    if larger:
+        strides = _torch_strides(a)
+    else:
+        strides = _torch_strides(b)
+        strides[-2:] = strides[:-3:-1]
+    # t1.view(-1, t1.size(-1)) without a copy: PyTorch's own test on the strides
+    return all(strides[i] == strides[i + 1] * big_shape[i + 1] for i in range(len(big_shape) - 2))
+
+
+def _torch_strides(t: Tensor) -> list[int]:
+    """The strides PyTorch would give ``t``, in elements: a contiguous tensor has the canonical ones
+    (NumPy may set any stride on a dimension of size 1), a view those NumPy derived."""
+    if not t._data.flags.c_contiguous:
+        return [st // t._data.itemsize for st in t._data.strides]
+    strides, step = [], 1
+    for size in reversed(t._data.shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return strides[::-1]
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    from .shape import UnsafeView, reshape
+
+    transpose = b.ndim > a.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    shape = tuple(t1._data.shape[:-1])
+    folded = reshape(t1, (int(np.prod(shape)), t1._data.shape[-1]))
+    if t2.ndim == 2:
+        out = UnsafeView.apply(Mm.apply(folded, t2), shape + (t2._data.shape[1],))
+        return out.mT.contiguous() if transpose else out
+    return UnsafeView.apply(Mv.apply(folded, t2), shape)
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    from .promotion import broadcast_shape
+    from .shape import UnsafeView, expand, reshape
+
+    da, db = a.ndim, b.ndim
+    n, m1 = (a._data.shape[-2] if da > 1 else 1), a._data.shape[-1]
+    m2, p = (b._data.shape[-2] if db > 1 else b._data.shape[0]), (b._data.shape[-1] if db > 1 else 1)
+    batch = broadcast_shape(a._data.shape[:-2] if da > 1 else (), b._data.shape[:-2] if db > 1 else ())
+    count = int(np.prod(batch))
+    a3 = reshape(expand(a, batch + (n, m1)), (count, n, m1))
     if db == 1:
-        return BatchedMatmul.apply(a, b.unsqueeze(-1)).squeeze(-1)
-    if da == 1:
-        return BatchedMatmul.apply(a.unsqueeze(0), b).squeeze(-2)
-    return BatchedMatmul.apply(a, b)
+        b3 = reshape(expand(b, batch + (m2,)), (count, m2)).unsqueeze(2)
+    else:
+        b3 = reshape(expand(b, batch + (m2, p)), (count, m2, p))
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = bmm(a3, b3)
+    return UnsafeView.apply(out.squeeze(-1) if db == 1 else out, shape)

@@ -68,6 +68,12 @@ class View(Function):
         return grad.reshape(ctx.shape), None
 
 
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor that can still be a view (``_reshape_alias``)."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
 class UnsafeView(Function):
     """The reshape of a copy (what ``reshape`` does when a view is impossible)."""
 
@@ -363,7 +369,8 @@ def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
         np.reshape(a._data, shape, copy=False)
     except ValueError:
         return UnsafeView.apply(clone(a), shape)
-    return View.apply(a, shape)
+    # as PyTorch 2.13: a view of a contiguous tensor is `view`, of another one `_reshape_alias`
+    return View.apply(a, shape) if a._data.flags.c_contiguous else ReshapeAlias.apply(a, shape)
 
 
 def view(a: Tensor, shape: tuple[int, ...]) -> Tensor:
