@@ -113,7 +113,14 @@ from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, s
 
 __version__ = "0.1.0"
 
+# more pointwise ops and reductions: one import block per module, e.g.
+# from .ops.mathematic import erf, log1p  # noqa: E402
+# (end of pointwise ops and reductions)
+
 clip = clamp
+
+# more shape, indexing and linalg ops: one import block per module
+# (end of shape, indexing and linalg ops)
 
 
 def add(input: Tensor, other: object, *, alpha: object = 1) -> Tensor:  # noqa: A002

@@ -806,6 +806,12 @@ class Tensor:
     def split(self, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
         return _ops.split(self, split_size, dim)
 
+    # ------------------------------------------------------------------ more pointwise ops, reductions
+    # (end of pointwise ops and reductions)
+
+    # ------------------------------------------------------------------ more shape, indexing, linalg ops
+    # (end of shape, indexing and linalg ops)
+
 
 class ViewMeta:
     """What a view remembers about how it was made (``_base`` is the tensor whose memory it shares).

@@ -1,5 +1,6 @@
 """Differentiable operations, grouped by kind. Each is a ``Function`` with forward and backward."""
 
+from . import indexing  # gather, scatter, index_select, ...: reached as ops.indexing.<name>
 from .inplace import copy_from, fill_like, inplace, setitem, zero_like
 from .linalg import bmm, dot, matmul, mm, mv
 from .logarithmic import log_softmax, softmax
