@@ -115,11 +115,118 @@ __version__ = "0.1.0"
 
 # more pointwise ops and reductions: one import block per module, e.g.
 # from .ops.mathematic import erf, log1p  # noqa: E402
+from .ops.mathematic import (  # noqa: E402
+    acos,
+    acosh,
+    addcdiv,
+    addcmul,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    ceil,
+    clamp_max,
+    clamp_min,
+    cosh,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    fix,
+    floor,
+    floor_divide,
+    fmod,
+    frac,
+    heaviside,
+    hypot,
+    isfinite,
+    isinf,
+    isnan,
+    lerp,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    nan_to_num,
+    remainder,
+    round,
+    rsqrt,
+    sign,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
+from .ops.reduction import (  # noqa: E402
+    all,
+    aminmax,
+    any,
+    argsort,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    diff,
+    dist,
+    logcumsumexp,
+    median,
+    prod,
+    sort,
+    std_mean,
+    topk,
+    var_mean,
+)
+
 # (end of pointwise ops and reductions)
 
 clip = clamp
 
 # more shape, indexing and linalg ops: one import block per module
+from .ops.indexing import (  # noqa: E402
+    gather,
+    index_add,
+    index_copy,
+    index_select,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    take,
+)
+from .ops.linalg import addmm, addmv, baddbmm, einsum, kron, outer  # noqa: E402
+from .ops.shape import (  # noqa: E402
+    broadcast_to,
+    diag,
+    diagonal,
+    flip,
+    hstack,
+    meshgrid,
+    moveaxis,
+    movedim,
+    roll,
+    swapaxes,
+    swapdims,
+    tile,
+    trace,
+    tril,
+    triu,
+    unbind,
+    unflatten,
+    vstack,
+)
+
 # (end of shape, indexing and linalg ops)
 
 

@@ -450,10 +450,16 @@ class Tensor:
         return _ops.abs(self)
 
     def __floordiv__(self, other: Any) -> Tensor:
-        return _ops.non_differentiable(np.floor_divide, self, other)
+        return _ops.mathematic.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _ops.mathematic.floor_divide(other, self)
 
     def __mod__(self, other: Any) -> Tensor:
-        return _ops.non_differentiable(np.remainder, self, other)
+        return _ops.mathematic.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _ops.mathematic.remainder(other, self)
 
     # comparisons give bool tensors and are not differentiable
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
@@ -726,12 +732,6 @@ class Tensor:
     def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
         return _ops.norm(self, p, dim, keepdim)
 
-    def all(self) -> Tensor:
-        return Tensor._make(np.asarray(self._data.all()))
-
-    def any(self) -> Tensor:
-        return Tensor._make(np.asarray(self._data.any()))
-
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape: Any) -> Tensor:
         return _ops.reshape(self, _size_arg(shape))
@@ -807,9 +807,497 @@ class Tensor:
         return _ops.split(self, split_size, dim)
 
     # ------------------------------------------------------------------ more pointwise ops, reductions
+    def erf(self) -> Tensor:
+        return _ops.mathematic.erf(self)
+
+    def erf_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.erf)
+
+    def erfc(self) -> Tensor:
+        return _ops.mathematic.erfc(self)
+
+    def erfc_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.erfc)
+
+    def erfinv(self) -> Tensor:
+        return _ops.mathematic.erfinv(self)
+
+    def erfinv_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.erfinv)
+
+    def log1p(self) -> Tensor:
+        return _ops.mathematic.log1p(self)
+
+    def log1p_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.log1p)
+
+    def expm1(self) -> Tensor:
+        return _ops.mathematic.expm1(self)
+
+    def expm1_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.expm1)
+
+    def sign(self) -> Tensor:
+        return _ops.mathematic.sign(self)
+
+    def sign_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.sign)
+
+    def floor(self) -> Tensor:
+        return _ops.mathematic.floor(self)
+
+    def floor_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.floor)
+
+    def ceil(self) -> Tensor:
+        return _ops.mathematic.ceil(self)
+
+    def ceil_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.ceil)
+
+    def round(self, decimals: int = 0) -> Tensor:
+        return _ops.mathematic.round(self, decimals)
+
+    def round_(self, decimals: int = 0) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.round, decimals)
+
+    def trunc(self) -> Tensor:
+        return _ops.mathematic.trunc(self)
+
+    def trunc_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.trunc)
+
+    fix, fix_ = trunc, trunc_
+
+    def frac(self) -> Tensor:
+        return _ops.mathematic.frac(self)
+
+    def frac_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.frac)
+
+    def square(self) -> Tensor:
+        return _ops.mathematic.square(self)
+
+    def square_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.square)
+
+    def rsqrt(self) -> Tensor:
+        return _ops.mathematic.rsqrt(self)
+
+    def rsqrt_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.rsqrt)
+
+    def exp2(self) -> Tensor:
+        return _ops.mathematic.exp2(self)
+
+    def exp2_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.exp2)
+
+    def log2(self) -> Tensor:
+        return _ops.mathematic.log2(self)
+
+    def log2_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.log2)
+
+    def log10(self) -> Tensor:
+        return _ops.mathematic.log10(self)
+
+    def log10_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.log10)
+
+    def tan(self) -> Tensor:
+        return _ops.mathematic.tan(self)
+
+    def tan_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.tan)
+
+    def asin(self) -> Tensor:
+        return _ops.mathematic.asin(self)
+
+    def asin_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.asin)
+
+    def acos(self) -> Tensor:
+        return _ops.mathematic.acos(self)
+
+    def acos_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.acos)
+
+    def atan(self) -> Tensor:
+        return _ops.mathematic.atan(self)
+
+    def atan_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.atan)
+
+    def sinh(self) -> Tensor:
+        return _ops.mathematic.sinh(self)
+
+    def sinh_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.sinh)
+
+    def cosh(self) -> Tensor:
+        return _ops.mathematic.cosh(self)
+
+    def cosh_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.cosh)
+
+    def asinh(self) -> Tensor:
+        return _ops.mathematic.asinh(self)
+
+    def asinh_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.AsinhInplace.apply)
+
+    def acosh(self) -> Tensor:
+        return _ops.mathematic.acosh(self)
+
+    def acosh_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.AcoshInplace.apply)
+
+    def atanh(self) -> Tensor:
+        return _ops.mathematic.atanh(self)
+
+    def atanh_(self) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.AtanhInplace.apply)
+
+    arcsin, arcsin_, arccos, arccos_, arctan, arctan_ = asin, asin_, acos, acos_, atan, atan_
+    arcsinh, arcsinh_, arccosh, arccosh_, arctanh, arctanh_ = asinh, asinh_, acosh, acosh_, atanh, atanh_
+
+    def logical_not(self) -> Tensor:
+        return _ops.mathematic.logical_not(self)
+
+    def logical_not_(self) -> Tensor:  # not recorded by autograd, as in PyTorch
+        with no_grad():
+            return _ops.inplace(self, _ops.mathematic.logical_not)
+
+    def isnan(self) -> Tensor:
+        return _ops.mathematic.isnan(self)
+
+    def isinf(self) -> Tensor:
+        return _ops.mathematic.isinf(self)
+
+    def isfinite(self) -> Tensor:
+        return _ops.mathematic.isfinite(self)
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Tensor:
+        return _ops.mathematic.nan_to_num(self, nan, posinf, neginf)
+
+    def nan_to_num_(self, nan: float = 0.0, posinf: float | None = None,
+                    neginf: float | None = None) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.nan_to_num, nan, posinf, neginf)
+
+    def atan2(self, other: Tensor) -> Tensor:
+        return _ops.mathematic.atan2(self, other, _method=True)
+
+    def atan2_(self, other: Tensor) -> Tensor:
+        return _ops.inplace(self, lambda t, o: _ops.mathematic.atan2(t, o, _method=True), other)
+
+    arctan2, arctan2_ = atan2, atan2_
+
+    def hypot(self, other: Tensor) -> Tensor:
+        return _ops.mathematic.hypot(self, other, _method=True)
+
+    def hypot_(self, other: Tensor) -> Tensor:
+        return _ops.inplace(self, lambda t, o: _ops.mathematic.hypot(t, o, _method=True), other)
+
+    def logaddexp(self, other: Tensor) -> Tensor:
+        return _ops.mathematic.logaddexp(self, other, _method=True)
+
+    def lerp(self, end: Tensor, weight: Any) -> Tensor:
+        return _ops.mathematic.lerp(self, end, weight)
+
+    def lerp_(self, end: Tensor, weight: Any) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.lerp, end, weight)
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return _ops.mathematic.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return _ops.inplace(self, lambda t, a, b: _ops.mathematic.addcmul(t, a, b, value=value),
+                            tensor1, tensor2)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return _ops.mathematic.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return _ops.inplace(self, lambda t, a, b: _ops.mathematic.addcdiv(t, a, b, value=value),
+                            tensor1, tensor2)
+
+    def remainder(self, other: Any) -> Tensor:
+        return _ops.mathematic.remainder(self, other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.remainder, other)
+
+    def fmod(self, other: Any) -> Tensor:
+        return _ops.mathematic.fmod(self, other)
+
+    def fmod_(self, other: Any) -> Tensor:
+        return _ops.inplace(self, _ops.mathematic.fmod, other)
+
+    def floor_divide(self, other: Any) -> Tensor:
+        return _ops.mathematic.floor_divide(self, other)
+
+    def floor_divide_(self, other: Any) -> Tensor:
+        return _ops.inplace(self, lambda t, o: _ops.mathematic.floor_divide(t, o, _op="floor_divide_"), other)
+
+    def heaviside(self, values: Tensor) -> Tensor:
+        return _ops.mathematic.heaviside(self, values, _method=True)
+
+    def heaviside_(self, values: Tensor) -> Tensor:
+        return _ops.inplace(
+            self, lambda t, v: _ops.mathematic.heaviside(t, v, _method=True, _op="heaviside_"), values)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        return _ops.mathematic.logical_and(self, other, _method=True)
+
+    def logical_and_(self, other: Tensor) -> Tensor:  # not recorded by autograd, as in PyTorch
+        with no_grad():
+            return _ops.inplace(self, lambda t, o: _ops.mathematic.logical_and(t, o, _method=True), other)
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        return _ops.mathematic.logical_or(self, other, _method=True)
+
+    def logical_or_(self, other: Tensor) -> Tensor:  # not recorded by autograd, as in PyTorch
+        with no_grad():
+            return _ops.inplace(self, lambda t, o: _ops.mathematic.logical_or(t, o, _method=True), other)
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        return _ops.mathematic.logical_xor(self, other, _method=True)
+
+    def logical_xor_(self, other: Tensor) -> Tensor:  # not recorded by autograd, as in PyTorch
+        with no_grad():
+            return _ops.inplace(self, lambda t, o: _ops.mathematic.logical_xor(t, o, _method=True), other)
+
+    def clamp_min(self, min: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return _ops.mathematic.clamp_min(self, min)
+
+    def clamp_min_(self, min: Any) -> Tensor:  # noqa: A002
+        _ops.mathematic.check_clamp_inplace(self, min)
+        return _ops.inplace(self, _ops.mathematic.clamp_min, min)
+
+    def clamp_max(self, max: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+        return _ops.mathematic.clamp_max(self, max)
+
+    def clamp_max_(self, max: Any) -> Tensor:  # noqa: A002
+        _ops.mathematic.check_clamp_inplace(self, max)
+        return _ops.inplace(self, _ops.mathematic.clamp_max, max)
+
+    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return _ops.reduction.prod(self, dim, keepdim, dtype=dtype)
+
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return _ops.reduction.cumsum(self, dim, dtype=dtype)
+
+    def cumsum_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return _ops.inplace(self, lambda t: _ops.reduction.cumsum(t, dim, dtype=dtype))
+
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return _ops.reduction.cumprod(self, dim, dtype=dtype)
+
+    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return _ops.inplace(self, lambda t: _ops.reduction.cumprod(t, dim, dtype=dtype))
+
+    def logcumsumexp(self, dim: int) -> Tensor:
+        return _ops.reduction.logcumsumexp(self, dim)
+
+    def median(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return _ops.reduction.median(self, dim, keepdim)
+
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+        return _ops.reduction.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        return _ops.reduction.argsort(self, dim, descending, stable=stable)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+        return _ops.reduction.topk(self, k, dim, largest, sorted)
+
+    def aminmax(self, *, dim: Any = None, keepdim: bool = False) -> Any:
+        return _ops.reduction.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+             append: Tensor | None = None) -> Tensor:
+        return _ops.reduction.diff(self, n, dim, prepend, append)
+
+    def dist(self, other: Tensor, p: Any = 2) -> Tensor:
+        return _ops.reduction.dist(self, other, p, _method=True)
+
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return _ops.reduction.any(self, dim, keepdim)
+
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return _ops.reduction.all(self, dim, keepdim)
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        return _ops.reduction.count_nonzero(self, dim)
+
     # (end of pointwise ops and reductions)
 
     # ------------------------------------------------------------------ more shape, indexing, linalg ops
+    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+        return _ops.indexing.gather(self, dim, index)
+
+    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Tensor:
+        return _ops.indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Tensor:
+        if src is None:
+            src = value
+        if isinstance(src, Tensor):
+            _ops.indexing.scatter(self.detach(), dim, index, src.detach(), reduce=reduce)  # errors first
+            return _ops.inplace(self, lambda t, s: _ops.indexing.scatter(t, dim, index, s), src)
+        _ops.indexing.scatter(self.detach(), dim, index, src, reduce=reduce)
+        return _ops.inplace(self, lambda t: _ops.indexing.scatter(t, dim, index, src, reduce=reduce))
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return _ops.indexing.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        _ops.indexing.scatter_add(self.detach(), dim, index, src.detach())
+        return _ops.inplace(self, lambda t, s: _ops.indexing.scatter_add(t, dim, index, s), src)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        return _ops.indexing.index_select(self, dim, index)
+
+    def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        return _ops.indexing.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        _ops.indexing.index_add(self.detach(), dim, index, source.detach(), alpha=alpha)
+        return _ops.inplace(self, lambda t, s: _ops.indexing.index_add(t, dim, index, s, alpha=alpha), source)
+
+    def index_copy(self, dim: int, index: Tensor, source: Tensor) -> Tensor:
+        return _ops.indexing.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim: int, index: Tensor, source: Tensor) -> Tensor:
+        _ops.indexing.index_copy(self.detach(), dim, index, source.detach())
+        return _ops.inplace(self, lambda t, s: _ops.indexing.index_copy(t, dim, index, s), source)
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        return _ops.indexing.masked_select(self, mask)
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        _ops.masked_fill(self.detach(), mask, value)  # a bad mask fails before anything changes
+        return _ops.inplace(self, lambda t: _ops.masked_fill(t, mask, value))
+
+    def take(self, index: Tensor) -> Tensor:
+        return _ops.indexing.take(self, index)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return _ops.indexing.nonzero(self, as_tuple=as_tuple)
+
+    def flip(self, *dims: Any) -> Tensor:
+        return _ops.shape.flip(self, _size_arg(dims))
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        return _ops.shape.roll(self, shifts, dims)
+
+    def repeat(self, *repeats: Any) -> Tensor:
+        return _ops.shape.repeat(self, _size_arg(repeats))
+
+    def tile(self, *dims: Any) -> Tensor:
+        return _ops.shape.tile(self, _size_arg(dims))
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        return _ops.shape.unbind(self, dim)
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        return _ops.shape.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        return _ops.shape.swapaxes(self, axis0, axis1)
+
+    swapdims = swapaxes
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        return _ops.shape.unflatten(self, dim, sizes)
+
+    def broadcast_to(self, size: Any) -> Tensor:
+        return _ops.shape.broadcast_to(self, size)
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        return _ops.shape.diag(self, diagonal)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        return _ops.shape.diagonal(self, offset, dim1, dim2)
+
+    def trace(self) -> Tensor:
+        return _ops.shape.trace(self)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return _ops.shape.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return _ops.shape.triu(self, diagonal)
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        _ops.shape.tril(self.detach(), diagonal)
+        return _ops.inplace(self, lambda t: _ops.shape.tril(t, diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        _ops.shape.triu(self.detach(), diagonal)
+        return _ops.inplace(self, lambda t: _ops.shape.triu(t, diagonal))
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        return _ops.linalg.outer(self, vec2)
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _ops.linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _ops.linalg.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _ops.linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _ops.linalg.addmv_(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _ops.linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _ops.linalg.baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def kron(self, other: Tensor) -> Tensor:
+        return _ops.linalg.kron(self, other)
+
+    def new_tensor(self, data: Any, *, dtype: Any = None, requires_grad: bool = False,
+                   device: Any = None) -> Tensor:
+        if isinstance(data, Tensor):
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+            data = data._data
+        arr = np.array(_to_array(data), dtype=(dtype or self.dtype).np)
+        return Tensor._make(arr, requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
+                 device: Any = None) -> Tensor:
+        if isinstance(fill_value, Tensor):
+            fill_value = fill_value.item()
+        arr = np.full(_size_arg((size,)), fill_value, dtype=(dtype or self.dtype).np)
+        return Tensor._make(arr, requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None) -> Tensor:
+        return self.new_full(_size_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+                 device: Any = None) -> Tensor:
+        return self.new_full(_size_arg(size), 1, dtype=dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None) -> Tensor:
+        """Values unspecified, as in PyTorch; here zeros."""
+        return self.new_full(_size_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
+
     # (end of shape, indexing and linalg ops)
 
 

@@ -1,3 +1,490 @@
-"""Indexing with index tensors: gather, scatter, index_select, masked_select, take, index_add."""
+"""Indexing with index tensors: gather, scatter, index_select, masked_select, take, index_add.
+
+The index tensors are data, not inputs with a gradient: they reach the ``Function`` wrapped in
+:class:`_Data`, so that the node has an edge only for each differentiable input, as in PyTorch.
+Each backward is the mirror op (gather <-> scatter_add, index_select <-> index_add, take <-> put),
+written with these differentiable ops, so second derivatives work too.
+"""
 
 from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..function import Function
+from ..tensor import Tensor, _wrap_dim
+from .promotion import broadcast_shape
+from .shape import Scatter
+
+
+class _Data:
+    """A tensor handed to a Function as data: no gradient edge (an index)."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: Tensor) -> None:
+        self.t = t
+
+
+def _type(arr: np.ndarray) -> str:
+    return dtypes.scalar_type_name(arr.dtype)
+
+
+def _sizes(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _as_index(index: Any) -> Tensor:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"expected Tensor as index argument, but got {type(index).__name__}")
+    return index
+
+
+def _is_int_index(arr: np.ndarray) -> bool:
+    return arr.dtype in (np.int64, np.int32)
+
+
+def _coords(index: np.ndarray, dim: int) -> tuple:
+    """For every position p of ``index``: p with p[dim] replaced by index[p] (a NumPy index)."""
+    coords = list(np.indices(index.shape, sparse=True))
+    coords[dim] = index.astype(np.int64)
+    return tuple(coords)
+
+
+def _check_bounds(index: np.ndarray, size: int, dim: int, prefix: str = "",
+                  error: type[Exception] = RuntimeError) -> None:
+    bad = (index < 0) | (index >= size)
+    if bad.any():
+        value = int(index.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])
+        raise error(f"{prefix}index {value} is out of bounds for dimension {dim} with size {size}")
+
+
+def _dim_1(arr: np.ndarray) -> np.ndarray:
+    """0-d tensors count as 1-d of size 1 in gather/scatter (PyTorch's ``ensure_nonempty``)."""
+    return arr.reshape(1) if arr.ndim == 0 else arr
+
+
+# ---------------------------------------------------------------------------- gather / scatter
+def _check_gather(a: Tensor, dim: int, index: Tensor) -> None:
+    idx = index._data
+    if not _is_int_index(idx):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if max(idx.ndim, 1) != max(a.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    ishape, sshape = _dim_1(idx).shape, _dim_1(a._data).shape
+    for d in range(len(ishape)):
+        if d != dim and ishape[d] > sshape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {_sizes(idx.shape)} to be no larger "
+                f"than self {_sizes(a._data.shape)} apart from dimension {dim}"
+            )
+    _check_bounds(idx, sshape[dim], dim)
+
+
+def _check_scatter(a: Tensor, dim: int, index: Tensor, src: Tensor | None) -> None:
+    idx = index._data
+    if not _is_int_index(idx):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if src is not None and src._data.dtype != a._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if max(idx.ndim, 1) != max(a.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and max(idx.ndim, 1) != max(src.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    ishape, sshape = _dim_1(idx).shape, _dim_1(a._data).shape
+    srcshape = _dim_1(src._data).shape if src is not None else None
+    for d in range(len(ishape)):
+        if (d != dim and ishape[d] > sshape[d]) or (srcshape is not None and ishape[d] > srcshape[d]):
+            tail = f" and to be no larger size than src {_sizes(src._data.shape)}" if src is not None else ""
+            raise RuntimeError(
+                f"Expected index {_sizes(idx.shape)} to be no larger than self {_sizes(a._data.shape)} "
+                f"apart from dimension {dim}{tail}"
+            )
+    _check_bounds(idx, sshape[dim], dim)
+
+
+def _gather_data(a: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    idx = _dim_1(index)
+    return np.asarray(_dim_1(a)[_coords(idx, dim)]).reshape(index.shape)
+
+
+class Gather(Function):
+    node_name = "GatherBackward0"
+    saved_names = ("self", "index")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data) -> Tensor:
+        ctx.dim, ctx.shape = dim, a._data.shape
+        ctx.save_for_backward(a, index.t)
+        return Tensor._make(_gather_data(a._data, dim, index.t._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        _, index = ctx.saved_tensors
+        zeros = Tensor._make(np.zeros(ctx.shape, dtype=grad._data.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, _Data(index), grad), None, None
+
+
+def _scatter_data(a: np.ndarray, dim: int, index: np.ndarray, src: Any, add: bool) -> np.ndarray:
+    out = np.array(_dim_1(a), copy=True)
+    idx = _dim_1(index)
+    coords = _coords(idx, dim)
+    if isinstance(src, np.ndarray):
+        src = _dim_1(src)[tuple(slice(0, n) for n in idx.shape)]
+    if add:
+        np.add.at(out, coords, src)
+    else:
+        out[coords] = src
+    return out.reshape(a.shape)
+
+
+class ScatterSrc(Function):
+    node_name = "ScatterBackward0"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, src: Tensor) -> Tensor:
+        ctx.dim = dim
+        ctx.save_for_backward(index.t)
+        return Tensor._make(_scatter_data(a._data, dim, index.t._data, src._data, False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        need_a, _, _, need_src = ctx.needs_input_grad
+        grad_a = ScatterValue.apply(grad, ctx.dim, _Data(index), 0) if need_a else None
+        grad_src = Gather.apply(grad, ctx.dim, _Data(index)) if need_src else None
+        return grad_a, None, None, grad_src
+
+
+class ScatterValue(Function):
+    node_name = "ScatterBackward1"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, value: Any) -> Tensor:
+        ctx.dim = dim
+        ctx.save_for_backward(index.t)
+        return Tensor._make(_scatter_data(a._data, dim, index.t._data, value, False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return ScatterValue.apply(grad, ctx.dim, _Data(index), 0), None, None, None
+
+
+class ScatterAdd(Function):
+    node_name = "ScatterAddBackward0"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, src: Tensor) -> Tensor:
+        ctx.dim = dim
+        ctx.save_for_backward(index.t)
+        return Tensor._make(_scatter_data(a._data, dim, index.t._data, src._data, True))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        need_src = ctx.needs_input_grad[3]
+        grad_src = Gather.apply(grad, ctx.dim, _Data(index)) if need_src else None
+        return grad, None, None, grad_src
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:  # noqa: A002
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather(input, d, index)
+    return Gather.apply(input, d, _Data(index))
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
+            reduce: str | None = None) -> Tensor:
+    """``input`` with ``src`` (a tensor, or one number ``value``) written at ``index`` along ``dim``."""
+    if reduce is not None:
+        raise NotImplementedError("autograd_lab: scatter(reduce=...) is not supported; use scatter_add")
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument 'src' (or 'value')")
+    if src is None:
+        src = value
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    if isinstance(src, Tensor):
+        _check_scatter(input, d, index, src)
+        return ScatterSrc.apply(input, d, _Data(index), src)
+    if not isinstance(src, numbers.Number):
+        raise TypeError(f"scatter(): argument 'src' must be Tensor or Number, not {type(src).__name__}")
+    _check_scatter(input, d, index, None)
+    return ScatterValue.apply(input, d, _Data(index), src)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_scatter(input, d, index, src)
+    return ScatterAdd.apply(input, d, _Data(index), src)
+
+
+# ---------------------------------------------------------------------------- index_select / index_add
+def _moved(arr: np.ndarray, dim: int) -> np.ndarray:
+    return np.moveaxis(arr, dim, 0) if arr.ndim else arr.reshape(1)
+
+
+class IndexSelect(Function):
+    node_name = "IndexSelectBackward0"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data) -> Tensor:
+        ctx.dim, ctx.shape = dim, a._data.shape
+        ctx.save_for_backward(index.t)
+        idx = index.t._data.reshape(-1).astype(np.int64)
+        if a.ndim == 0:
+            return Tensor._make(np.array(a._data, copy=True))
+        return Tensor._make(np.take(a._data, idx, axis=dim))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (index,) = ctx.saved_tensors
+        zeros = Tensor._make(np.zeros(ctx.shape, dtype=grad._data.dtype))
+        return IndexAdd.apply(zeros, ctx.dim, _Data(index), grad, 1), None, None
+
+
+class IndexAdd(Function):
+    node_name = "IndexAddBackward0"
+    saved_names = ("index", "source")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor, alpha: Any) -> Tensor:
+        ctx.dim, ctx.alpha = dim, alpha
+        ctx.save_for_backward(index.t, source)
+        out = np.array(a._data, copy=True)
+        src = source._data if alpha == 1 else source._data * np.asarray(alpha, dtype=source._data.dtype)
+        np.add.at(_moved(out, dim), index.t._data.reshape(-1).astype(np.int64), _moved(src, dim))
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        index, source = ctx.saved_tensors
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
+            if ctx.alpha != 1:
+                grad_src = grad_src * ctx.alpha
+        return grad, None, None, grad_src, None
+
+
+class IndexCopy(Function):
+    node_name = "IndexCopyBackward0"
+    saved_names = ("index", "source")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor) -> Tensor:
+        ctx.dim, ctx.shape = dim, a._data.shape
+        ctx.save_for_backward(index.t, source)
+        out = np.array(a._data, copy=True)
+        _moved(out, dim)[index.t._data.reshape(-1)] = _moved(source._data, dim)
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        index, source = ctx.saved_tensors
+        grad_a = grad_src = None
+        if ctx.needs_input_grad[0]:  # index_fill(dim, index, 0)
+            keep = np.ones(ctx.shape, dtype=grad._data.dtype)
+            _moved(keep, ctx.dim)[index._data.reshape(-1)] = 0
+            grad_a = grad * Tensor._make(keep)
+        if ctx.needs_input_grad[3]:
+            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
+        return grad_a, None, None, grad_src
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if not _is_int_index(idx):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if input.ndim == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    size = input._data.shape[d] if input.ndim else 1
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
+    return IndexSelect.apply(input, d, _Data(index))
+
+
+def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+            f"{_type(idx)} and size: {_sizes(idx.shape)}"
+        )
+    if not _is_int_index(idx):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_type(idx)}")
+    if a._data.dtype != source._data.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_type(a._data)}) and source ({_type(source._data)}) must have the same "
+            "scalar type"
+        )
+    if not (dim == 0 or dim < source.ndim):
+        raise RuntimeError(
+            f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim {source.ndim}"
+        )
+    count = 1 if source.ndim == 0 else source._data.shape[dim]
+    if idx.size != count:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): ({count}), "
+            f"for dim: {dim}"
+        )
+    s, src = list(a._data.shape), list(source._data.shape)
+    if a.ndim and source.ndim and (len(s) != len(src) or s[:dim] + s[dim + 1:] != src[:dim] + src[dim + 1:]):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+            f"self.shape = {_sizes(a._data.shape)} source.shape = {_sizes(source._data.shape)}"
+        )
+    _check_bounds(idx, a._data.shape[dim] if a.ndim else 1, dim)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_index_add(input, d, index, source)
+    return IndexAdd.apply(input, d, _Data(index), source, alpha)
+
+
+def _slice_shape(shape: tuple[int, ...], dim: int) -> str:
+    rest = list(shape[:dim]) + list(shape[dim + 1:])
+    return " ".join(map(str, rest))
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    if source.ndim == 0 and idx.size != 1:
+        raise IndexError(
+            f"index_copy_(): When source is scalar, index should have one element (got {idx.size})"
+        )
+    if source.ndim != input.ndim and source.ndim != 0 and input.ndim != 0:
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+            f"Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})"
+        )
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_type(idx)}")
+    if input._data.dtype != source._data.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{_type(input._data)} and (source) {_type(source._data)}"
+        )
+    ss, sd = input._data.shape, source._data.shape
+    if input.ndim and source.ndim and ss[:d] + ss[d + 1:] != sd[:d] + sd[d + 1:]:
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+            f"{_slice_shape(ss, d)} at dimension {d} and source slice shape: {_slice_shape(sd, d)} at "
+            "dimension 0."
+        )
+    count = sd[d] if source.ndim else 1
+    if source.ndim and idx.size != count:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) ({count})"
+        )
+    _check_bounds(idx, ss[d] if input.ndim else 1, d, "index_copy_(): ", IndexError)
+    return IndexCopy.apply(input, d, _Data(index), source)
+
+
+# ---------------------------------------------------------------------------- masked_select, take, put
+class MaskedSelect(Function):
+    node_name = "MaskedSelectBackward0"
+    saved_names = ("mask", "self")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, mask: _Data) -> Tensor:
+        shape = broadcast_shape(mask.t._data.shape, a._data.shape)
+        ctx.save_for_backward(mask.t, a)
+        ctx.shape = shape
+        return Tensor._make(np.broadcast_to(a._data, shape)[np.broadcast_to(mask.t._data, shape)])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        mask, _ = ctx.saved_tensors
+        key = (np.broadcast_to(mask._data, ctx.shape),)
+        return Scatter.apply(grad, ctx.shape, key, False), None  # the node sums it back to a's shape
+
+
+class Take(Function):
+    node_name = "TakeBackward0"
+    saved_names = ("index", "self")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, index: _Data) -> Tensor:
+        ctx.save_for_backward(index.t, a)
+        ctx.shape = a._data.shape
+        return Tensor._make(np.asarray(a._data.reshape(-1)[index.t._data]))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        index, _ = ctx.saved_tensors
+        return Put.apply(grad, _Data(index), ctx.shape), None
+
+
+class Put(Function):
+    """The gradient of ``take``: ``zeros(shape).put_(index, grad, accumulate=True)``."""
+
+    node_name = "PutBackward0"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, index: _Data, shape: tuple[int, ...]) -> Tensor:
+        ctx.save_for_backward(index.t)
+        n = int(np.prod(shape))
+        out = np.zeros(n, dtype=grad._data.dtype)
+        np.add.at(out, index.t._data.reshape(-1) % max(n, 1), grad._data.reshape(-1))
+        return Tensor._make(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (index,) = ctx.saved_tensors
+        return Take.apply(grad, _Data(index)), None, None
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    broadcast_shape(mask._data.shape, input._data.shape)
+    return MaskedSelect.apply(input, _Data(mask))
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+    index = _as_index(index)
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_type(idx)}")
+    n = input._data.size
+    if n == 0 and idx.size:
+        raise IndexError("take(): tried to take from an empty tensor")
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        value = int(idx.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])
+        raise IndexError(f"out of range: tried to access index {value} on a tensor of {n} elements.")
+    return Take.apply(input, _Data(index))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    """The indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor per dim."""
+    arr = input._data
+    if as_tuple:
+        return tuple(Tensor._make(np.asarray(i, dtype=np.int64)) for i in np.nonzero(_dim_1(arr)))
+    return Tensor._make(np.argwhere(arr).astype(np.int64))
+
+
+__all__ = ["gather", "index_add", "index_copy", "index_select", "masked_select", "nonzero", "scatter",
+           "scatter_add", "take"]

@@ -261,3 +261,398 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
     out = bmm(a3, b3)
     return UnsafeView.apply(out.squeeze(-1) if db == 1 else out, shape)
+
+
+# ---------------------------------------------------------------------------- more products
+def _scaled(t: Tensor, factor: Any) -> Tensor:
+    return t if factor == 1 else t * factor
+
+
+def _type(t: Tensor) -> str:
+    return scalar_type_name(t._data.dtype)
+
+
+class Addmm(Function):
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the result."""
+
+    node_name = "AddmmBackward0"
+    saved_names = ("mat1", "mat2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, m1: Tensor, m2: Tensor, beta: Any, alpha: Any) -> Tensor:
+        ctx.beta, ctx.alpha = beta, alpha
+        _, need_m1, need_m2, _, _ = ctx.needs_input_grad
+        ctx.save_for_backward(m1 if need_m2 else None, m2 if need_m1 else None)
+        return Tensor._make(_combine(a._data, m1._data @ m2._data, beta, alpha))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        m1, m2 = ctx.saved_tensors
+        return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
+                _scaled(grad.mm(m2.t()), ctx.alpha) if m2 is not None else None,
+                _scaled(m1.t().mm(grad), ctx.alpha) if m1 is not None else None, None, None)
+
+
+class Addmv(Function):
+    node_name = "AddmvBackward0"
+    saved_names = ("mat", "vec")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any) -> Tensor:
+        ctx.beta, ctx.alpha = beta, alpha
+        _, need_mat, need_vec, _, _ = ctx.needs_input_grad
+        ctx.save_for_backward(mat if need_vec else None, vec if need_mat else None)
+        return Tensor._make(_combine(a._data, mat._data @ vec._data, beta, alpha))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        mat, vec = ctx.saved_tensors
+        return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
+                _scaled(grad.unsqueeze(1) * vec.unsqueeze(0), ctx.alpha) if vec is not None else None,
+                _scaled(mat.t().mv(grad), ctx.alpha) if mat is not None else None, None, None)
+
+
+class Baddbmm(Function):
+    node_name = "BaddbmmBackward0"
+    saved_names = ("batch1", "batch2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b1: Tensor, b2: Tensor, beta: Any, alpha: Any) -> Tensor:
+        ctx.beta, ctx.alpha = beta, alpha
+        _, need_b1, need_b2, _, _ = ctx.needs_input_grad
+        ctx.save_for_backward(b1 if need_b2 else None, b2 if need_b1 else None)
+        return Tensor._make(_combine(a._data, np.matmul(b1._data, b2._data), beta, alpha))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        b1, b2 = ctx.saved_tensors
+        return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
+                _scaled(bmm(grad, b2.mT), ctx.alpha) if b2 is not None else None,
+                _scaled(bmm(b1.mT, grad), ctx.alpha) if b1 is not None else None, None, None)
+
+
+def _combine(a: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.ndarray:
+    """``beta * a + alpha * prod`` in the product's shape and dtype; ``beta == 0`` ignores ``a`` (nan too)."""
+    dt = prod.dtype
+    out = prod if alpha == 1 else prod * np.asarray(alpha, dtype=dt)
+    if beta != 0:
+        out = out + (a if beta == 1 else a * np.asarray(beta, dtype=dt))
+    return np.array(np.broadcast_to(out, prod.shape), dtype=dt)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    from .shape import expand
+
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_type(input)} and {_type(mat2)}"
+        )
+    if mat1._data.dtype != mat2._data.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_type(mat1)} and {_type(mat2)}"
+        )
+    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    with _no_grad():
+        expand(Tensor._make(input._data), (n, m))  # PyTorch's message when input does not broadcast
+    return Addmm.apply(input, mat1, mat2, beta, alpha)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    n, k = mat._data.shape
+    in_size = input._data.shape[0] if input.ndim else 1
+    if k != vec._data.shape[0] or in_size not in (1, n):
+        raise RuntimeError(f"size mismatch, got input ({in_size}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
+    if not input._data.dtype == mat._data.dtype == vec._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_type(input)}, "
+                           f"{_type(mat)}, and {_type(vec)}")
+    return Addmv.apply(input, mat, vec, beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    from .shape import expand
+
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    (nb, n, m), (nb2, m2, p) = batch1._data.shape, batch2._data.shape
+    if nb2 != nb or m2 != m:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{nb}, {m}] but got: "
+            f"[{nb2}, {m2}]."
+        )
+    with _no_grad():
+        expand(Tensor._make(input._data), (nb, n, p))
+    if not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type_name(input._data.dtype)}, "
+                           f"batch1: {cpp_type_name(batch1._data.dtype)}, batch2: "
+                           f"{cpp_type_name(batch2._data.dtype)}")
+    return Baddbmm.apply(input, batch1, batch2, beta, alpha)
+
+
+def addmm_(t: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _inplace_product(t, addmm, (mat1._data.shape[0], mat2._data.shape[-1]), mat1, mat2, beta, alpha)
+
+
+def addmv_(t: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _inplace_product(t, addmv, (mat._data.shape[0],), mat, vec, beta, alpha)
+
+
+def baddbmm_(t: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    shape = (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[-1])
+    return _inplace_product(t, baddbmm, shape, batch1, batch2, beta, alpha)
+
+
+def _inplace_product(t: Tensor, fn: Any, shape: tuple, x: Tensor, y: Tensor, beta: Any, alpha: Any) -> Tensor:
+    from .inplace import inplace
+
+    if t._data.shape != shape and x.ndim >= 1 and y.ndim >= 1:
+        with _no_grad():
+            fn(Tensor._make(t._data), Tensor._make(x._data), Tensor._make(y._data), beta=beta, alpha=alpha)
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size [{', '.join(map(str, t._data.shape))}] and output tensor "
+            f"size [{', '.join(map(str, shape))}] should match"
+        )
+    return inplace(t, lambda s, a, b: fn(s, a, b, beta=beta, alpha=alpha), x, y)
+
+
+def _no_grad() -> Any:
+    from ..grad_mode import no_grad
+
+    return no_grad()
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+    from .mathematic import mul
+    from .shape import reshape
+
+    if input.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
+    if vec2.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return mul(reshape(input, (-1, 1)), vec2)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The Kronecker product, built as PyTorch builds it: two reshapes, a product, a reshape."""
+    from .mathematic import mul
+    from .shape import UnsafeView
+
+    n = max(input.ndim, other.ndim)
+    sa = (1,) * (n - input.ndim) + tuple(input._data.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other._data.shape)
+    a_shape = tuple(x for s in sa for x in (s, 1))
+    b_shape = tuple(x for s in sb for x in (1, s))
+    out_shape = tuple(x * y for x, y in zip(sa, sb))
+    product = mul(UnsafeView.apply(input, a_shape), UnsafeView.apply(other, b_shape))
+    return UnsafeView.apply(product, out_shape)
+
+
+# ---------------------------------------------------------------------------- einsum
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # PyTorch's order of labels
+
+
+class Einsum(Function):
+    """The core of ``einsum``: every operand's labels distinct, every label of an operand also in
+    the output or in another operand (``einsum`` makes it so), so the gradient of each operand is
+    again such an einsum, of the gradient with the other operands."""
+
+    node_name = "EinsumBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, spec: tuple[tuple[str, ...], str], *operands: Tensor) -> Tensor:
+        ins, out = spec
+        ctx.spec = spec
+        ctx.save_for_backward(*operands)
+        eq = ",".join(ins) + "->" + out
+        arrays = [o._data for o in operands]
+        result = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
+        return Tensor._make(np.asarray(result, dtype=np.result_type(*arrays)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        ins, out = ctx.spec
+        operands = ctx.saved_tensors
+        grads: list[Tensor | None] = [None]
+        for k, labels in enumerate(ins):
+            if not ctx.needs_input_grad[k + 1]:
+                grads.append(None)
+                continue
+            others = [o for j, o in enumerate(operands) if j != k]
+            other_labels = tuple(lab for j, lab in enumerate(ins) if j != k)
+            grads.append(Einsum.apply(((out, *other_labels), labels), grad, *others))
+        return tuple(grads)
+
+
+def _parse_operand_labels(equation: str, lhs_end: int, n_ops: int) -> list[list[str]]:
+    labels: list[list[str]] = [[]]
+    found_ell = False
+    i = 0
+    while i < lhs_end:
+        c = equation[i]
+        if c == " ":
+            pass
+        elif c == ".":
+            op = len(labels) - 1
+            if found_ell:
+                raise RuntimeError(
+                    f"einsum(): found '.' for operand {op} for which an ellipsis was already found"
+                )
+            if not (i + 2 < lhs_end and equation[i + 1] == "." and equation[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {op} that is not part of any ellipsis")
+            labels[-1].append("...")
+            found_ell = True
+            i += 2
+        elif c == ",":
+            labels.append([])
+            if len(labels) > n_ops:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            found_ell = False
+        elif c in _LETTERS:
+            labels[-1].append(c)
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                               "subscripts must be in [a-zA-Z]")
+        i += 1
+    if len(labels) != n_ops:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return labels
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Sums of products over labelled dimensions (``torch.einsum``), with repeated labels
+    (diagonals), ellipsis and broadcasting; recorded as diagonal/expand/sum views and one
+    ``EinsumBackward0`` node (PyTorch records permute/reshape/bmm nodes instead)."""
+    from .promotion import result_dtype
+    from .shape import diagonal, expand
+
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
+    arrow = equation.find("->")
+    lhs_end = arrow if arrow >= 0 else len(equation)
+    op_labels = _parse_operand_labels(equation, lhs_end, len(operands))
+
+    # the number of dimensions the ellipsis covers, and how often each label appears
+    ell_dims, count = 0, dict.fromkeys(_LETTERS, 0)
+    for i, (t, labels) in enumerate(zip(operands, op_labels)):
+        n = len([lab for lab in labels if lab != "..."])
+        has_ell = "..." in labels
+        if has_ell and n > t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) is more than the "
+                               f"number of dimensions ({t.ndim}) for operand {i}")
+        if not has_ell and n != t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not match the "
+                               f"number of dimensions ({t.ndim}) for operand {i} and no ellipsis was given")
+        if has_ell:
+            ell_dims = max(ell_dims, t.ndim - n)
+        for lab in labels:
+            if lab != "...":
+                count[lab] += 1
+    unused = [c for c in _LETTERS if count[c] == 0 and c not in equation[lhs_end:]]
+    if ell_dims > len(unused):
+        raise RuntimeError("autograd_lab: einsum ran out of letters for the ellipsis dimensions")
+    ell = unused[:ell_dims]
+
+    # the output's labels
+    if arrow < 0:
+        out = ell + [c for c in _LETTERS if count[c] == 1]
+    else:
+        out, found_ell, i = [], False, arrow + 2
+        while i < len(equation):
+            c = equation[i]
+            if c == " ":
+                pass
+            elif c == ".":
+                if found_ell:
+                    raise RuntimeError(
+                        "einsum(): found '.' for output but an ellipsis (...) was already found"
+                    )
+                if not (i + 2 < len(equation) and equation[i + 1] == "." and equation[i + 2] == "."):
+                    raise RuntimeError(
+                        "einsum(): found '.' for output that is not part of any ellipsis (...)"
+                    )
+                out.extend(ell)
+                found_ell = True
+                i += 2
+            elif c in _LETTERS:
+                if c in out:
+                    raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+                if count[c] == 0:
+                    raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation "
+                                       "for any input operand")
+                out.append(c)
+            else:
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            i += 1
+
+    # each operand's labels in full (ellipsis spelled out) and each label's size (1 broadcasts)
+    sizes: dict[str, int] = {}
+    full: list[list[str]] = []
+    for i, (t, labels) in enumerate(zip(operands, op_labels)):
+        n_ell = t.ndim - (len(labels) - ("..." in labels))
+        expanded: list[str] = []
+        for lab in labels:
+            expanded.extend(ell[ell_dims - n_ell:] if lab == "..." else [lab])
+        seen: dict[str, int] = {}
+        ell_start = labels.index("...") if "..." in labels else 0
+        for j, (lab, size) in enumerate(zip(expanded, t._data.shape)):
+            if lab in seen and seen[lab] != size:
+                raise RuntimeError(f"einsum(): subscript {lab} is repeated for operand {i} but the sizes "
+                                   f"don't match, {size} != {seen[lab]}")
+            seen[lab] = size
+            if lab in ell:
+                prev = sizes.get(lab, 1)
+                if prev != size and 1 not in (prev, size):
+                    raise RuntimeError(
+                        f"einsum(): dimension {j - ell_start} covered by ellipsis in operand {i}has size "
+                        f"{size} which does not broadcast with previously seen ellipsis with size {prev} for "
+                        "the respective dimension"
+                    )
+                sizes[lab] = max(prev, size)
+                continue
+            if lab in sizes and sizes[lab] != size and 1 not in (sizes[lab], size):
+                raise RuntimeError(f"einsum(): subscript {lab} has size {size} for operand {i} which does "
+                                   f"not broadcast with previously seen size {sizes[lab]}")
+            sizes[lab] = size if lab not in sizes or sizes[lab] == 1 else sizes[lab]
+        full.append(expanded)
+
+    # bring each operand to distinct labels of full size, summing labels no one else needs
+    dtype = result_dtype(*operands)
+    prepared, prepared_labels = [], []
+    for k, (t, labels) in enumerate(zip(operands, full)):
+        if t._data.dtype != dtype:
+            t = t.to(_dtype_of(dtype))
+        labels = list(labels)
+        while len(set(labels)) != len(labels):  # a repeated label: its diagonal
+            lab = next(lab for lab in labels if labels.count(lab) > 1)
+            p = labels.index(lab)
+            q = labels.index(lab, p + 1)
+            t = diagonal(t, 0, p, q)
+            labels = [x for j, x in enumerate(labels) if j not in (p, q)] + [lab]
+        if any(t._data.shape[j] != sizes[lab] for j, lab in enumerate(labels)):
+            t = expand(t, tuple(sizes[lab] for lab in labels))
+        needed = set(out) | {lab for j, ls in enumerate(full) if j != k for lab in ls}
+        drop = [j for j, lab in enumerate(labels) if lab not in needed]
+        if drop:
+            t = t.sum(tuple(drop))
+            labels = [lab for j, lab in enumerate(labels) if j not in drop]
+        prepared.append(t)
+        prepared_labels.append("".join(labels))
+    return Einsum.apply((tuple(prepared_labels), "".join(out)), *prepared)
+
+
+def _dtype_of(np_dtype: np.dtype) -> Any:
+    from ..dtypes import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)

@@ -8,11 +8,12 @@ none of the formulas below.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..function import Function
 from ..tensor import Tensor
 from .promotion import as_operand, binary_operands, broadcast_shape, cast, result_dtype
@@ -476,6 +477,23 @@ class MaskedFill(Function):
         return grad * _const((~ctx.mask).astype(grad._data.dtype)), None, None
 
 
+class MaskedFillTensor(Function):
+    """``masked_fill`` with a 0-d tensor as the value: the value gets the gradient of the filled places."""
+
+    node_name = "MaskedFillBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Tensor) -> Tensor:
+        ctx.mask = mask
+        return Tensor._make(np.where(mask, value._data.astype(a._data.dtype), a._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, Tensor]:
+        keep = _const((~ctx.mask).astype(grad._data.dtype))
+        filled = _const(np.broadcast_to(ctx.mask, grad._data.shape).astype(grad._data.dtype))
+        return grad * keep, None, (grad * filled).sum()
+
+
 class ToCopy(Function):
     node_name = "ToCopyBackward0"
 
@@ -641,7 +659,12 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
             f"{dtypes.cpp_type_name(m.dtype)}"
         )
     if isinstance(value, Tensor):
-        value = value.item()
+        if value.ndim != 0:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return MaskedFillTensor.apply(a, m, value)
     return MaskedFill.apply(a, m, value)
 
 
@@ -659,3 +682,899 @@ def non_differentiable(fn: Any, a: Any, b: Any = None) -> Tensor:
         return Tensor._make(np.asarray(fn(a._data)))
     a, b = binary_operands(a, b)
     return Tensor._make(np.asarray(_binary(fn, a, b)))
+
+
+# ============================================================================ more pointwise functions
+_SQRT_PI = math.sqrt(math.pi)
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_erf64 = np.frompyfunc(math.erf, 1, 1)
+_erfc64 = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erf64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+def _erfc(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erfc64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+def _erfinv(x: np.ndarray) -> np.ndarray:
+    """The inverse of erf: M. Giles' approximation refined by Newton steps on erf (erfc near +-1)."""
+    y = np.asarray(x, dtype=np.float64)
+    ay = np.abs(y)
+    inside = ay < 1
+    a = np.where(inside, ay, 0.0)
+    w = -np.log((1.0 - a) * (1.0 + a))
+    small = w < 5.0
+    ws = w - 2.5
+    p_small = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p_small = c + p_small * ws
+    wl = np.sqrt(w) - 3.0
+    p_large = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p_large = c + p_large * wl
+    r = np.where(small, p_small, p_large) * a
+    near_one = a > 0.5
+    for _ in range(3):  # Newton: r -= (erf(r) - a) / erf'(r); the residual from erfc where erf ~ 1
+        residual = np.where(near_one, (1.0 - a) - _erfc(r), _erf(r) - a)
+        r = r - residual / (2.0 / _SQRT_PI * np.exp(-r * r))
+    out = np.where(inside, r, np.where(ay == 1, np.inf, np.nan)) * np.sign(y)
+    out = np.where(y == 0, y, out)  # keeps the sign of -0.0
+    return out.astype(x.dtype)
+
+
+class _Unary(Function):
+    """A floating point function of one tensor (integer and bool inputs give the default dtype).
+
+    ``saves``: what backward reads, PyTorch's choice: the input ("self"), the result ("result"),
+    or nothing ("").
+    """
+
+    saves = "self"
+
+    @staticmethod
+    def compute(x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    @staticmethod
+    def derivative(grad: Tensor, saved: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        x = _floating(a._data)
+        with _quiet():
+            out = Tensor._make(np.asarray(cls.compute(x)).astype(x.dtype, copy=False))
+        if cls.saves:
+            ctx.save_for_backward(a if cls.saves == "self" else out)
+        return out
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> Tensor:
+        (saved,) = ctx.saved_tensors if cls.saves else (None,)
+        return cls.derivative(grad, saved)
+
+
+def _unary(name: str, node: str, fn: Any, deriv: Any, saves: str = "self") -> type[_Unary]:
+    cls = type(name, (_Unary,), {
+        "node_name": node, "saves": saves, "saved_names": (saves,) if saves else (),
+        "compute": staticmethod(fn), "derivative": staticmethod(deriv), "__module__": __name__,
+    })
+    return cls
+
+
+Erf = _unary("Erf", "ErfBackward0", _erf, lambda g, x: g * (2.0 / _SQRT_PI) * exp(-(x * x)))
+Erfc = _unary("Erfc", "ErfcBackward0", _erfc, lambda g, x: g * (-2.0 / _SQRT_PI) * exp(-(x * x)))
+Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv,
+                lambda g, x: g * (0.5 * _SQRT_PI) * exp(erfinv(x) ** 2))
+Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda g, x: g / (x + 1))
+Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * (y + 1), "result")
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda g, y: -0.5 * g * y ** 3, "result")
+Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda g, y: g * y * _LN2, "result")
+Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda g, x: g / (x * _LN2))
+Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda g, x: g / (x * _LN10))
+Tan = _unary("Tan", "TanBackward0", np.tan, lambda g, y: g * (1 + y * y), "result")
+Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda g, x: g * rsqrt(1 - x * x))
+Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda g, x: -g * rsqrt(1 - x * x))
+Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda g, x: g / (x * x + 1))
+Sinh = _unary("Sinh", "SinhBackward0", np.sinh, lambda g, x: g * cosh(x))
+Cosh = _unary("Cosh", "CoshBackward0", np.cosh, lambda g, x: g * sinh(x))
+Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g * rsqrt(x * x + 1))
+Acosh = _unary("Acosh", "AcoshBackward0", np.arccosh, lambda g, x: g * rsqrt((x - 1) * (x + 1)))
+Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x))
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    return _const(np.zeros_like(grad._data))
+
+
+class _Rounding(Function):
+    """floor, ceil, round, trunc, sign: piecewise constant, so the gradient is zero.
+
+    Integer inputs are returned as they are (a copy), as in PyTorch."""
+
+    compute = staticmethod(np.floor)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, *args: Any) -> Tensor:
+        if a._data.dtype.kind in "iu":
+            return Tensor._make(np.array(a._data, copy=True))
+        return Tensor._make(np.asarray(cls.compute(a._data, *args)).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> Any:
+        return (_zeros_like(grad),) + (None,) * (ctx._num_inputs - 1)
+
+
+class Floor(_Rounding):
+    node_name = "FloorBackward0"
+    compute = staticmethod(np.floor)
+
+
+class Ceil(_Rounding):
+    node_name = "CeilBackward0"
+    compute = staticmethod(np.ceil)
+
+
+class Round(_Rounding):
+    node_name = "RoundBackward0"
+    compute = staticmethod(np.rint)  # halves to even, as PyTorch
+
+
+class RoundDecimals(_Rounding):
+    node_name = "RoundBackward1"
+    compute = staticmethod(lambda x, decimals: np.round(x, decimals))
+
+
+class Trunc(_Rounding):
+    node_name = "TruncBackward0"
+    compute = staticmethod(np.trunc)
+
+
+class Sign(_Rounding):
+    node_name = "SignBackward0"
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        x = a._data
+        if x.dtype == np.bool_:
+            return Tensor._make(np.array(x, copy=True))
+        out = np.sign(x)
+        if x.dtype.kind == "f":
+            out = np.where(np.isnan(x), 0, out).astype(x.dtype)  # PyTorch: sign(nan) is 0
+        return Tensor._make(np.asarray(out))
+
+
+class Frac(Function):
+    node_name = "FracBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        with _quiet():  # frac(inf) is nan
+            return Tensor._make(np.asarray(a._data - np.trunc(a._data)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad
+
+
+class NanToNum(Function):
+    node_name = "NanToNumBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, nan: float, posinf: Any, neginf: Any) -> Tensor:
+        ctx.save_for_backward(a)
+        x = a._data
+        if x.dtype.kind != "f":
+            return Tensor._make(np.array(x, copy=True))
+        info = np.finfo(x.dtype)
+        with _quiet():
+            out = np.nan_to_num(x, nan=nan, posinf=info.max if posinf is None else posinf,
+                                neginf=info.min if neginf is None else neginf)
+        return Tensor._make(np.asarray(out).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (a,) = ctx.saved_tensors
+        return grad * _const(np.isfinite(a._data).astype(grad._data.dtype)), None, None, None
+
+
+def _needing_grad(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """PyTorch's NotImplemented node has edges to the inputs that require grad only."""
+    return tuple(t for t in tensors if t.requires_grad)
+
+
+class NotImplementedBackward(Function):
+    """The node PyTorch records for ops without a derivative: backward through it fails."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx: Any, name: str, out: np.ndarray, *inputs: Tensor) -> Tensor:
+        ctx.op_name = name
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(f"derivative for aten::{ctx.op_name} is not implemented")
+
+
+# ---------------------------------------------------------------------------- binary functions
+def _need_tensors(name: str, method: bool, *named: tuple[str, Any]) -> None:
+    """PyTorch's argument parser: these arguments must be tensors (positions count from 1 for
+    ``torch.fn(input, ...)``, from 1 after ``self`` for methods)."""
+    for pos, (arg, value) in enumerate(named, start=0 if method else 1):
+        if method and pos == 0:
+            continue
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def _invalid_combination(name: str, args: tuple, signatures: list[str]) -> TypeError:
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    lines = "".join(f" * ({s})\n" for s in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                     f"one of:\n{lines}")
+
+
+def _not_implemented(kernel: str, dtype: np.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.scalar_type_name(dtype)}\'')
+
+
+def _check_broadcast(*tensors: Tensor) -> tuple[int, ...]:
+    shape: tuple[int, ...] = ()
+    for t in tensors:
+        shape = broadcast_shape(shape, t._data.shape)
+    return shape
+
+
+def _float_result(*operands: Any) -> np.dtype:
+    """The promoted dtype, the default float dtype when that is integral (atan2's rule)."""
+    dt = result_dtype(*operands)
+    return dt if dt.kind == "f" else dtypes.get_default_dtype().np
+
+
+class Atan2(Function):
+    node_name = "Atan2Backward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        dt = _float_result(a, b)
+        return Tensor._make(np.asarray(np.arctan2(a._data.astype(dt), b._data.astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        r = grad / (a * a + b * b)
+        return r * b, -r * a
+
+
+class Hypot(Function):
+    node_name = "HypotBackward0"
+    saved_names = ("self", "other", "result")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        dt = result_dtype(a, b)
+        out = Tensor._make(np.asarray(np.hypot(a._data.astype(dt), b._data.astype(dt))))
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_a else None, b if need_b else None, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b, out = ctx.saved_tensors
+        r = grad / out
+        return (r * a if a is not None else None), (r * b if b is not None else None)
+
+
+class Logaddexp(Function):
+    node_name = "LogaddexpBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        dt = result_dtype(a, b)
+        with _quiet():
+            return Tensor._make(np.asarray(np.logaddexp(a._data.astype(dt), b._data.astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return grad / (exp(b - a) + 1), grad / (exp(a - b) + 1)
+
+
+def _lerp_values(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """PyTorch's formula: from the nearer end, so lerp(a, b, 1) is exactly b."""
+    d = y - x
+    return np.where(np.abs(w) < 0.5, x + w * d, y - d * (1 - w))
+
+
+class LerpScalar(Function):
+    node_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, end: Tensor, weight: Any) -> Tensor:
+        ctx.weight = weight
+        dt = a._data.dtype
+        w = np.asarray(weight, dtype=dt)
+        return Tensor._make(np.asarray(_lerp_values(a._data, end._data, w)).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        w = ctx.weight
+        return grad * (1 - w), grad * w, None
+
+
+class LerpTensor(Function):
+    node_name = "LerpBackward1"
+    saved_names = ("self", "end", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, end: Tensor, weight: Tensor) -> Tensor:
+        need_w = ctx.needs_input_grad[2]
+        ctx.save_for_backward(a if need_w else None, end if need_w else None, weight)
+        dt = a._data.dtype
+        out = _lerp_values(a._data, end._data, weight._data.astype(dt))
+        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        a, end, w = ctx.saved_tensors
+        return grad * (1 - w), grad * w, (grad * (end - a) if a is not None else None)
+
+
+class Addcmul(Function):
+    node_name = "AddcmulBackward0"
+    saved_names = ("tensor1", "tensor2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+        need_t1, need_t2 = ctx.needs_input_grad[1:3]
+        ctx.save_for_backward(t1 if need_t2 else None, t2 if need_t1 else None)
+        dt = result_dtype(a, t1, t2)
+        ctx.value = value
+        v = np.asarray(value).astype(dt)
+        out = a._data.astype(dt) + v * (t1._data.astype(dt) * t2._data.astype(dt))
+        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        grad_t1 = grad * t2 * v if t2 is not None else None
+        return grad, grad_t1, (grad * t1 * v if t1 is not None else None), None
+
+
+class Addcdiv(Function):
+    node_name = "AddcdivBackward0"
+    saved_names = ("tensor1", "tensor2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+        need_t1, need_t2 = ctx.needs_input_grad[1:3]
+        ctx.save_for_backward(t1 if need_t2 else None, t2)  # PyTorch keeps tensor2 in any case
+        dt = result_dtype(a, t1, t2)
+        ctx.value = value
+        v = np.asarray(value).astype(dt)
+        with _quiet():
+            out = a._data.astype(dt) + v * (t1._data.astype(dt) / t2._data.astype(dt))
+        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        grad_t1 = grad * v / t2 if ctx.needs_input_grad[1] else None
+        grad_t2 = -grad * v * t1 / (t2 * t2) if t1 is not None else None
+        return grad, grad_t1, grad_t2, None
+
+
+def _fmod_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu" and np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with _quiet():
+        return np.fmod(x, y)
+
+
+def _remainder_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's remainder: fmod, moved by y when the signs differ (the result has y's sign)."""
+    if x.dtype.kind in "iu":
+        if np.any(y == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return np.remainder(x, y)
+    with _quiet():
+        mod = np.fmod(x, y)
+        return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
+
+
+def _floor_divide_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        if np.any(y == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return np.floor_divide(x, y)
+    with _quiet():
+        return np.where(y == 0, x / y, np.floor_divide(x, y))
+
+
+class _ModTensor(Function):
+    """remainder/fmod with a tensor divisor: d/d(other) is -quotient (floored or truncated)."""
+
+    saved_names = ("self", "other")
+    values = staticmethod(_fmod_values)
+    quotient = staticmethod(np.trunc)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        need_b = ctx.needs_input_grad[1]
+        ctx.save_for_backward(a if need_b else None, b if need_b else None)
+        dt = result_dtype(a, b)
+        return Tensor._make(np.asarray(cls.values(a._data.astype(dt), b._data.astype(dt))))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        a, b = ctx.saved_tensors
+        if a is None:
+            return grad, None
+        with _quiet():
+            q = cls.quotient(a._data / b._data).astype(grad._data.dtype)
+        return grad, -grad * _const(q)
+
+
+class _ModScalar(Function):
+    values = staticmethod(_fmod_values)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, number: Any) -> Tensor:
+        dt = result_dtype(a, number)
+        return Tensor._make(np.asarray(cls.values(a._data.astype(dt), np.asarray(number).astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+
+class RemainderTensor(_ModTensor):
+    node_name = "RemainderBackward1"
+    values = staticmethod(_remainder_values)
+    quotient = staticmethod(np.floor)
+
+
+class RemainderScalar(_ModScalar):
+    node_name = "RemainderBackward0"
+    values = staticmethod(_remainder_values)
+
+
+class FmodTensor(_ModTensor):
+    node_name = "FmodBackward1"
+    values = staticmethod(_fmod_values)
+    quotient = staticmethod(np.trunc)
+
+
+class FmodScalar(_ModScalar):
+    node_name = "FmodBackward0"
+    values = staticmethod(_fmod_values)
+
+
+class ClampMinScalar(Function):
+    node_name = "ClampMinBackward0"
+    saved_names = ("self",)
+    keep = staticmethod(np.greater_equal)
+    combine = staticmethod(np.maximum)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, bound: Any) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.bound = bound
+        dt = result_dtype(a, bound)
+        return Tensor._make(np.asarray(cls.combine(a._data.astype(dt), np.asarray(bound).astype(dt))))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (a,) = ctx.saved_tensors
+        return grad * _const(cls.keep(a._data, ctx.bound).astype(grad._data.dtype)), None
+
+
+class ClampMaxScalar(ClampMinScalar):
+    node_name = "ClampMaxBackward0"
+    saved_names = ("self",)
+    keep = staticmethod(np.less_equal)
+    combine = staticmethod(np.minimum)
+
+
+class ClampMinTensor(Function):
+    node_name = "ClampMinBackward1"
+    saved_names = ("self", "min")
+    keep = staticmethod(np.greater_equal)
+    combine = staticmethod(np.maximum)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, bound: Tensor) -> Tensor:
+        ctx.save_for_backward(a, bound)
+        dt = result_dtype(a, bound)
+        return Tensor._make(np.asarray(cls.combine(a._data.astype(dt), bound._data.astype(dt))))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, bound = ctx.saved_tensors
+        keep = np.broadcast_to(cls.keep(a._data, bound._data), grad._data.shape)
+        dt = grad._data.dtype
+        return grad * _const(keep.astype(dt)), grad * _const((~keep).astype(dt))
+
+
+class ClampMaxTensor(ClampMinTensor):
+    node_name = "ClampMaxBackward1"
+    saved_names = ("self", "max")
+    keep = staticmethod(np.less_equal)
+    combine = staticmethod(np.minimum)
+
+
+# ---------------------------------------------------------------------------- their functional forms
+def erf(a: Tensor) -> Tensor:
+    return Erf.apply(a)
+
+
+def erfc(a: Tensor) -> Tensor:
+    return Erfc.apply(a)
+
+
+def erfinv(a: Tensor) -> Tensor:
+    return Erfinv.apply(a)
+
+
+def log1p(a: Tensor) -> Tensor:
+    return Log1p.apply(a)
+
+
+def expm1(a: Tensor) -> Tensor:
+    return Expm1.apply(a)
+
+
+def rsqrt(a: Tensor) -> Tensor:
+    return Rsqrt.apply(a)
+
+
+def exp2(a: Tensor) -> Tensor:
+    return Exp2.apply(a)
+
+
+def log2(a: Tensor) -> Tensor:
+    return Log2.apply(a)
+
+
+def log10(a: Tensor) -> Tensor:
+    return Log10.apply(a)
+
+
+def tan(a: Tensor) -> Tensor:
+    return Tan.apply(a)
+
+
+def asin(a: Tensor) -> Tensor:
+    return Asin.apply(a)
+
+
+def acos(a: Tensor) -> Tensor:
+    return Acos.apply(a)
+
+
+def atan(a: Tensor) -> Tensor:
+    return Atan.apply(a)
+
+
+def sinh(a: Tensor) -> Tensor:
+    return Sinh.apply(a)
+
+
+def cosh(a: Tensor) -> Tensor:
+    return Cosh.apply(a)
+
+
+def asinh(a: Tensor) -> Tensor:
+    return Asinh.apply(a)
+
+
+def acosh(a: Tensor) -> Tensor:
+    return Acosh.apply(a)
+
+
+def atanh(a: Tensor) -> Tensor:
+    return Atanh.apply(a)
+
+
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+
+
+def square(a: Tensor) -> Tensor:
+    """``a ** 2`` (PowBackward0, as in PyTorch); bools square to int64."""
+    if a._data.dtype == np.bool_:
+        a = Tensor._make(a._data.astype(np.int64))
+    return pow(a, 2)
+
+
+def _rounding(cls: type[_Rounding], kernel: str, a: Tensor) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise _not_implemented(kernel, a._data.dtype)
+    return cls.apply(a)
+
+
+def floor(a: Tensor) -> Tensor:
+    return _rounding(Floor, "floor_vml_cpu", a)
+
+
+def ceil(a: Tensor) -> Tensor:
+    return _rounding(Ceil, "ceil_vml_cpu", a)
+
+
+def trunc(a: Tensor) -> Tensor:
+    return _rounding(Trunc, "trunc_vml_cpu", a)
+
+
+fix = trunc
+
+
+def round(a: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorch's name
+    if decimals == 0:
+        return _rounding(Round, "round_vml_cpu", a)
+    if a._data.dtype.kind != "f":
+        raise _not_implemented("round_cpu", a._data.dtype)
+    return RoundDecimals.apply(a, int(decimals))
+
+
+def sign(a: Tensor) -> Tensor:
+    return Sign.apply(a)
+
+
+def frac(a: Tensor) -> Tensor:
+    if a._data.dtype.kind != "f":
+        raise _not_implemented("frac_cpu", a._data.dtype)
+    return Frac.apply(a)
+
+
+def nan_to_num(a: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    return NanToNum.apply(a, nan, posinf, neginf)
+
+
+def logical_not(a: Tensor) -> Tensor:
+    return Tensor._make(np.logical_not(a._data))
+
+
+def isnan(a: Tensor) -> Tensor:
+    return Tensor._make(np.isnan(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isinf(a: Tensor) -> Tensor:
+    return Tensor._make(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return Tensor._make(np.isfinite(a._data) if a._data.dtype.kind == "f" else np.ones(a._data.shape, bool))
+
+
+def atan2(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    _need_tensors("atan2", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    return Atan2.apply(a, other)
+
+
+arctan2 = atan2
+
+
+def hypot(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    _need_tensors("hypot", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    dt = result_dtype(a, other)
+    if dt.kind != "f":
+        raise _not_implemented("hypot_cpu", dt)
+    return Hypot.apply(a, other)
+
+
+def logaddexp(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    _need_tensors("logaddexp", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    dt = result_dtype(a, other)
+    if dt.kind != "f":
+        raise _not_implemented("logaddexp_cpu", dt)
+    return Logaddexp.apply(a, other)
+
+
+def lerp(a: Tensor, end: Tensor, weight: Any) -> Tensor:
+    if not isinstance(a, Tensor) or not isinstance(end, Tensor) or not isinstance(
+            weight, (Tensor, int, float, np.number)):
+        raise _invalid_combination("lerp", (a, end, weight), [
+            "Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+            "Tensor input, Tensor end, Number weight, *, Tensor out = None"])
+    dt = a._data.dtype
+    if end._data.dtype != dt:
+        raise RuntimeError(f"expected dtype {dtypes.cpp_type_name(dt)} for `end` but got dtype "
+                           f"{dtypes.cpp_type_name(end._data.dtype)}")
+    if isinstance(weight, Tensor):
+        if weight._data.ndim and weight._data.dtype != dt:
+            raise RuntimeError(f"expected dtype {dtypes.cpp_type_name(dt)} for `weight` but got dtype "
+                               f"{dtypes.cpp_type_name(weight._data.dtype)}")
+        _check_broadcast(a, end, weight)
+        if dt.kind != "f":
+            raise _not_implemented("lerp_kernel_tensor", dt)
+        return LerpTensor.apply(a, end, weight)
+    _check_broadcast(a, end)
+    if dt.kind != "f":
+        raise _not_implemented("lerp_kernel_scalar", dt)
+    return LerpScalar.apply(a, end, weight)
+
+
+def _addc(name: str, a: Any, t1: Any, t2: Any, value: Any) -> None:
+    _need_tensors(name, False, ("input", a), ("tensor1", t1), ("tensor2", t2))
+    _check_broadcast(a, t1, t2)
+    if result_dtype(a, t1, t2) == np.bool_:
+        raise _not_implemented(f"{name}_cpu_out", np.dtype(np.bool_))
+
+
+def addcmul(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    _addc("addcmul", a, tensor1, tensor2, value)
+    return Addcmul.apply(a, tensor1, tensor2, value)
+
+
+_ADDCDIV_INTEGER_MESSAGE = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+    "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+    "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+    "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+    "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+)
+
+
+def addcdiv(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    _need_tensors("addcdiv", False, ("input", a), ("tensor1", tensor1), ("tensor2", tensor2))
+    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_INTEGER_MESSAGE)
+    _check_broadcast(a, tensor1, tensor2)
+    return Addcdiv.apply(a, tensor1, tensor2, value)
+
+
+def _no_bool(kernel: str, *operands: Any) -> None:
+    dt = result_dtype(*operands)
+    if dt == np.bool_:
+        raise _not_implemented(kernel, dt)
+
+
+def remainder(a: Any, other: Any) -> Tensor:
+    _no_bool("remainder_cpu", a, other)
+    if not isinstance(a, Tensor):  # remainder(number, tensor): no derivative in PyTorch
+        dt = result_dtype(a, other)
+        out = _remainder_values(np.asarray(a).astype(dt), other._data.astype(dt))
+        if dt.kind != "f" or not (grad_mode.is_grad_enabled() and other.requires_grad):
+            return Tensor._make(np.asarray(out))
+        return NotImplementedBackward.apply("remainder", np.asarray(out), other)
+    if isinstance(other, Tensor):
+        _check_broadcast(a, other)
+        return RemainderTensor.apply(a, other)
+    return RemainderScalar.apply(a, other)
+
+
+def fmod(a: Any, other: Any) -> Tensor:
+    if not isinstance(a, Tensor) or not isinstance(other, (Tensor, int, float, np.number)):
+        raise _invalid_combination("fmod", (a, other), [
+            "Tensor input, Tensor other, *, Tensor out = None",
+            "Tensor input, Number other, *, Tensor out = None"])
+    _no_bool("fmod_cpu", a, other)
+    if isinstance(other, Tensor):
+        _check_broadcast(a, other)
+        return FmodTensor.apply(a, other)
+    return FmodScalar.apply(a, other)
+
+
+def floor_divide(a: Any, other: Any, *, _op: str = "floor_divide") -> Tensor:
+    """``a // other`` (rounded down); PyTorch records it without a derivative."""
+    _no_bool("div_floor_cpu", a, other)
+    x, y = binary_operands(a, other)
+    _check_broadcast(x, y)
+    dt = result_dtype(a, other)
+    out = np.asarray(_floor_divide_values(x._data.astype(dt), y._data.astype(dt)))
+    return NotImplementedBackward.apply(_op, out, *_needing_grad(x, y))
+
+
+def heaviside(a: Tensor, values: Tensor, *, _method: bool = False, _op: str = "heaviside") -> Tensor:
+    _need_tensors("heaviside", _method, ("input", a), ("values", values))
+    _check_broadcast(a, values)
+    if a._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    x = a._data
+    out = np.where(x == 0, values._data, x > 0).astype(x.dtype)
+    return NotImplementedBackward.apply(_op, np.asarray(out), *_needing_grad(a, values))
+
+
+def _logical(name: str, fn: Any, a: Tensor, other: Tensor, method: bool) -> Tensor:
+    _need_tensors(name, method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    return Tensor._make(np.asarray(fn(a._data, other._data)))
+
+
+def logical_and(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    return _logical("logical_and", np.logical_and, a, other, _method)
+
+
+def logical_or(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    return _logical("logical_or", np.logical_or, a, other, _method)
+
+
+def logical_xor(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    return _logical("logical_xor", np.logical_xor, a, other, _method)
+
+
+def _clamp_one(name: str, scalar_cls: type[Function], tensor_cls: type[Function], a: Any,
+               bound: Any) -> Tensor:
+    if not isinstance(a, Tensor) or not isinstance(bound, (Tensor, int, float, np.number)):
+        arg = name.split("_")[1]
+        raise _invalid_combination(name, (a, bound), [
+            f"Tensor input, Tensor {arg}, *, Tensor out = None",
+            f"Tensor input, Number {arg}, *, Tensor out = None"])
+    if isinstance(bound, Tensor):
+        _check_broadcast(a, bound)
+        return tensor_cls.apply(a, bound)
+    return scalar_cls.apply(a, bound)
+
+
+def clamp_min(a: Tensor, min: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+    return _clamp_one("clamp_min", ClampMinScalar, ClampMinTensor, a, min)
+
+
+def clamp_max(a: Tensor, max: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+    return _clamp_one("clamp_max", ClampMaxScalar, ClampMaxTensor, a, max)
+
+
+class _InplaceWithoutDerivative(Function):
+    """``acosh_``, ``asinh_``, ``atanh_``: PyTorch records them (``AcoshBackward1``) but has no
+    derivative for the in-place version, so backward through them fails."""
+
+    op = "acosh"
+    compute = staticmethod(np.arccosh)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        x = _floating(a._data)
+        with _quiet():
+            return Tensor._make(np.asarray(cls.compute(x)).astype(x.dtype, copy=False))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for 'inplace version of {cls.op}' is not implemented.")
+
+
+class AcoshInplace(_InplaceWithoutDerivative):
+    node_name = "AcoshBackward1"
+    op = "acosh"
+    compute = staticmethod(np.arccosh)
+
+
+class AsinhInplace(_InplaceWithoutDerivative):
+    node_name = "AsinhBackward1"
+    op = "asinh"
+    compute = staticmethod(np.arcsinh)
+
+
+class AtanhInplace(_InplaceWithoutDerivative):
+    node_name = "AtanhBackward1"
+    op = "atanh"
+    compute = staticmethod(np.arctanh)
+
+
+def check_clamp_inplace(a: Tensor, bound: Any) -> None:
+    """``clamp_min_``/``clamp_max_`` refuse a bound that would change the tensor's dtype category,
+    with PyTorch's wording for these two ops (C++ type name of the tensor)."""
+    if not isinstance(bound, (Tensor, int, float, np.number)):
+        return
+    want = result_dtype(a, bound)
+    kinds = {"b": 0, "u": 1, "i": 1, "f": 2}
+    if kinds[want.kind] > kinds[a._data.dtype.kind]:
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(want)} can't be cast to the desired "
+                           f"output type {dtypes.cpp_type_name(a._data.dtype)}")

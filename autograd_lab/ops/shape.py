@@ -614,3 +614,377 @@ def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
             f"dimension {d}), but got split_sizes={sizes}"
         )
     return SplitWithSizes.apply(a, d, tuple(sizes), "SplitWithSizes")
+
+
+# ---------------------------------------------------------------------------- more shape ops
+def _dims_list(dims: Any) -> list[int]:
+    return [int(dims)] if isinstance(dims, (int, np.integer)) else [int(d) for d in dims]
+
+
+class Flip(Function):
+    node_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.dims = dims
+        return Tensor._make(np.array(np.flip(a._data, dims) if dims else a._data, copy=True))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Flip.apply(grad, ctx.dims), None
+
+
+class Roll(Function):
+    node_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shifts: tuple[int, ...], dims: tuple[int, ...] | None) -> Tensor:
+        ctx.shifts, ctx.dims = shifts, dims
+        if a._data.size == 0:
+            return Tensor._make(np.array(a._data, copy=True))
+        if dims is None:
+            return Tensor._make(np.roll(a._data, shifts[0]))
+        return Tensor._make(np.roll(a._data, shifts, dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Roll.apply(grad, tuple(-s for s in ctx.shifts), ctx.dims), None, None
+
+
+class Repeat(Function):
+    node_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, repeats: tuple[int, ...]) -> Tensor:
+        ctx.shape, ctx.repeats = a._data.shape, repeats
+        return Tensor._make(np.tile(a._data, repeats))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        sizes = (1,) * (len(ctx.repeats) - len(ctx.shape)) + tuple(ctx.shape)
+        split = tuple(x for r, s in zip(ctx.repeats, sizes) for x in (r, s))
+        g = grad.reshape(split)
+        if split:
+            g = g.sum(tuple(range(0, len(split), 2)))
+        return g.reshape(ctx.shape), None
+
+
+class Unbind(Function):
+    """``unbind``: one node with one output per index of ``dim``, each a view of the input."""
+
+    node_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int) -> tuple[Tensor, ...]:
+        ctx.dim = dim
+        pieces = []
+        for i in range(a._data.shape[dim]):
+            piece = _view(a, a._data[(slice(None),) * dim + (i,)])
+            piece._view_meta.multi = ("Unbind", i)  # such views must not change in place
+            pieces.append(piece)
+        return tuple(pieces)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> tuple[Tensor, None]:
+        return stack(grads, ctx.dim), None
+
+
+class Diagonal(Function):
+    """``diagonal``: a view of the elements ``a[..., i, i + offset]`` (the diagonal last)."""
+
+    node_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.shape, ctx.args = a._data.shape, (offset, dim1, dim2)
+        arr = np.diagonal(a._data, offset, dim1, dim2)
+        if a._data.flags.writeable:  # NumPy's diagonal is read-only; PyTorch's can change in place
+            arr.flags.writeable = True
+        return _view(a, arr)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return DiagonalScatter.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+
+class DiagonalCopy(Diagonal):
+    """``diag`` of a matrix: the diagonal as a new tensor (``diagonal_copy``)."""
+
+    node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.shape, ctx.args = a._data.shape, (offset, dim1, dim2)
+        return Tensor._make(np.array(np.diagonal(a._data, offset, dim1, dim2), copy=True))
+
+
+class DiagonalScatter(Function):
+    """The gradient of ``diagonal``: ``grad`` on the diagonal of zeros of ``shape``."""
+
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.args = (offset, dim1, dim2)
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        view = np.diagonal(out, offset, dim1, dim2)
+        view.flags.writeable = True
+        view[...] = grad._data
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
+        return DiagonalCopy.apply(grad, *ctx.args), None, None, None, None
+
+
+class DiagEmbed(Function):
+    """``diag`` of a vector: a matrix with the vector on its ``offset`` diagonal."""
+
+    node_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, offset: int) -> Tensor:
+        ctx.offset = offset
+        return Tensor._make(np.diag(a._data, offset))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return diagonal(grad, ctx.offset), None
+
+
+class Trace(Function):
+    node_name = "TraceBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.shape = a._data.shape
+        out = np.trace(a._data)
+        return Tensor._make(np.asarray(out, dtype=np.int64 if a._data.dtype.kind in "biu" else out.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad * Tensor._make(np.eye(*ctx.shape, dtype=grad._data.dtype))
+
+
+class Tril(Function):
+    node_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, diagonal: int) -> Tensor:
+        ctx.diagonal = diagonal
+        return Tensor._make(np.tril(a._data, diagonal))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Tril.apply(grad, ctx.diagonal), None
+
+
+class Triu(Function):
+    node_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, diagonal: int) -> Tensor:
+        ctx.diagonal = diagonal
+        return Tensor._make(np.triu(a._data, diagonal))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Triu.apply(grad, ctx.diagonal), None
+
+
+def flip(a: Tensor, dims: Any) -> Tensor:
+    if isinstance(dims, (int, np.integer)):
+        raise TypeError(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    wrapped = tuple(_wrap_dim(d, a.ndim) for d in _dims_list(dims))
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return Flip.apply(a, wrapped)
+
+
+def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    shifts = tuple(_dims_list(shifts))
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return Roll.apply(a, shifts, None)
+    dims = tuple(_dims_list(dims))
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    return Roll.apply(a, shifts, tuple(_wrap_dim(d, a.ndim) for d in dims))
+
+
+def repeat(a: Tensor, repeats: tuple[int, ...]) -> Tensor:
+    repeats = tuple(int(r) for r in repeats)
+    if len(repeats) < a.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    sizes = (1,) * (len(repeats) - a.ndim) + tuple(a._data.shape)
+    target = [r * s for r, s in zip(repeats, sizes)]
+    for t_ in target:
+        if t_ < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {t_}: [{', '.join(map(str, target))}]"
+            )
+    return Repeat.apply(a, repeats)
+
+
+def tile(a: Tensor, dims: Any) -> Tensor:
+    reps = tuple(_dims_list(dims))
+    return repeat(a, (1,) * (a.ndim - len(reps)) + reps)
+
+
+def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _wrap_dim(dim, a.ndim)
+    if a._data.shape[d] == 0:
+        return ()
+    return Unbind.apply(a, d)
+
+
+def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
+    src, dst = _dims_list(source), _dims_list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same "
+            f"number of dims as destination ({dst} dims)"
+        )
+    n = builtins.max(a.ndim, 1)
+    ws, wd = [_wrap_dim(d, n) for d in src], [_wrap_dim(d, n) for d in dst]
+    if len(set(ws)) != len(ws):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(wd)) != len(wd):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if a.ndim == 0:
+        return Alias.apply(a)
+    order = [-1] * a.ndim
+    for s, d in zip(ws, wd):
+        order[d] = s
+    rest = iter(i for i in range(a.ndim) if i not in ws)
+    order = [o if o != -1 else next(rest) for o in order]
+    return Permute.apply(a, tuple(order))
+
+
+def swapaxes(a: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose(a, axis0, axis1)
+
+
+moveaxis = movedim
+swapdims = swapaxes
+
+
+def unflatten(a: Tensor, dim: int, sizes: Any) -> Tensor:
+    if a.ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no "
+                           "dimensions")
+    d = _wrap_dim(dim, a.ndim)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = a._data.shape[d]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(
+            f"unflatten: Provided sizes [{', '.join(map(str, sizes))}] don't multiply up to the size of dim "
+            f"{d} ({n}) in the input tensor"
+        )
+    sizes = tuple(n // known if s == -1 else s for s in sizes)
+    return View.apply(a, a._data.shape[:d] + sizes + a._data.shape[d + 1:])
+
+
+def broadcast_to(a: Tensor, size: Any) -> Tensor:
+    return expand(a, tuple(int(s) for s in size))
+
+
+def _atleast(t: Tensor, n: int) -> Tensor:
+    if t.ndim >= n:
+        return t
+    if t.ndim == 0:
+        return reshape(t, (1,) * n)
+    return unsqueeze(t, 0)
+
+
+def hstack(tensors: Any) -> Tensor:
+    tensors = [_atleast(t, 1) for t in tensors]
+    if not tensors:
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    tensors = [_atleast(t, 2) for t in tensors]
+    if not tensors:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    return cat(tensors, 0)
+
+
+def diag(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a.ndim == 1:
+        return DiagEmbed.apply(a, int(diagonal))
+    if a.ndim == 2:
+        return DiagonalCopy.apply(a, int(diagonal), 0, 1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+
+
+def diagonal(a: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    d1, d2 = _wrap_dim(dim1, a.ndim), _wrap_dim(dim2, a.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(a, int(offset), d1, d2)
+
+
+def trace(a: Tensor) -> Tensor:
+    if a.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+    return Trace.apply(a)
+
+
+def tril(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return Tril.apply(a, int(diagonal))
+
+
+def triu(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return Triu.apply(a, int(diagonal))
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids: output i varies along dimension i (``"ij"``); ``"xy"`` swaps the first two."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        import warnings
+
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                      "argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    for t_ in tensors:
+        if t_.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t_}")
+    if builtins.any(t_._data.dtype != tensors[0]._data.dtype for t_ in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    refs = list(tensors)
+    swap = indexing == "xy" and len(refs) >= 2
+    if swap:
+        refs[0], refs[1] = refs[1], refs[0]
+    shape = tuple(t_._data.size for t_ in refs)
+    grids = []
+    for i, t_ in enumerate(refs):
+        view_shape = tuple(-1 if j == i else 1 for j in range(len(refs)))
+        grids.append(expand(view(t_, view_shape), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
