@@ -592,7 +592,37 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
     return -terms.sum() / (input.numel() / classes)
 
 
+# activations, layer norm, embedding, more losses, padding: in their own file, re-exported here
+from ._functional_more import (  # noqa: E402
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_similarity,
+    elu,
+    elu_,
+    embedding,
+    gelu,
+    hardtanh,
+    hardtanh_,
+    huber_loss,
+    kl_div,
+    layer_norm,
+    leaky_relu,
+    leaky_relu_,
+    mish,
+    normalize,
+    pad,
+    prelu,
+    relu6,
+    silu,
+    smooth_l1_loss,
+    softplus,
+    softsign,
+)
+
 __all__ = [
-    "batch_norm", "cross_entropy", "dropout", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss",
-    "one_hot", "relu", "sigmoid", "softmax", "tanh",
+    "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
+    "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_",
+    "huber_loss", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
+    "log_softmax", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu",
+    "relu6", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "softsign", "tanh",
 ]
