@@ -113,8 +113,7 @@ from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, s
 
 __version__ = "0.1.0"
 
-# more pointwise ops and reductions: one import block per module, e.g.
-# from .ops.mathematic import erf, log1p  # noqa: E402
+# more pointwise ops and reductions
 from .ops.mathematic import (  # noqa: E402
     acos,
     acosh,
@@ -189,11 +188,9 @@ from .ops.reduction import (  # noqa: E402
     var_mean,
 )
 
-# (end of pointwise ops and reductions)
-
 clip = clamp
 
-# more shape, indexing and linalg ops: one import block per module
+# more shape, indexing and linalg ops
 from .ops.indexing import (  # noqa: E402
     gather,
     index_add,
@@ -226,8 +223,6 @@ from .ops.shape import (  # noqa: E402
     unflatten,
     vstack,
 )
-
-# (end of shape, indexing and linalg ops)
 
 
 def add(input: Tensor, other: object, *, alpha: object = 1) -> Tensor:  # noqa: A002

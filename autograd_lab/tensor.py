@@ -1132,7 +1132,6 @@ class Tensor:
     def count_nonzero(self, dim: Any = None) -> Tensor:
         return _ops.reduction.count_nonzero(self, dim)
 
-    # (end of pointwise ops and reductions)
 
     # ------------------------------------------------------------------ more shape, indexing, linalg ops
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
@@ -1298,7 +1297,6 @@ class Tensor:
         """Values unspecified, as in PyTorch; here zeros."""
         return self.new_full(_size_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
 
-    # (end of shape, indexing and linalg ops)
 
 
 class ViewMeta:
