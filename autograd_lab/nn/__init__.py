@@ -7,10 +7,15 @@ from . import functional, init, utils
 from .modules import (
     ELU,
     GELU,
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
     BatchNorm1d,
     BatchNorm2d,
     BCELoss,
     BCEWithLogitsLoss,
+    Conv1d,
+    Conv2d,
     CrossEntropyLoss,
     Dropout,
     Embedding,
@@ -24,6 +29,8 @@ from .modules import (
     LeakyReLU,
     Linear,
     LogSoftmax,
+    MaxPool1d,
+    MaxPool2d,
     Mish,
     Module,
     ModuleDict,
@@ -47,9 +54,11 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "Dropout", "ELU",
-    "Embedding", "Flatten", "GELU", "Hardtanh", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm",
-    "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Mish", "Module", "ModuleDict", "ModuleList", "NLLLoss",
-    "PReLU", "Parameter", "ParameterList", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
-    "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",
+    "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
+    "BatchNorm2d", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
+    "GELU", "Hardtanh", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
+    "Linear", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
+    "ModuleList", "NLLLoss", "PReLU", "Parameter", "ParameterList", "ReLU", "ReLU6", "Sequential", "SiLU",
+    "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional",
+    "init", "utils",
 ]

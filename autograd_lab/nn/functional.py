@@ -593,6 +593,16 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
 
 
 # activations, layer norm, embedding, more losses, padding: in their own file, re-exported here
+# convolution and pooling: in their own file, re-exported here
+from ._functional_conv import (  # noqa: E402
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
+)
 from ._functional_more import (  # noqa: E402
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -620,9 +630,10 @@ from ._functional_more import (  # noqa: E402
 )
 
 __all__ = [
-    "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
-    "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_",
-    "huber_loss", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
-    "log_softmax", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu",
-    "relu6", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "softsign", "tanh",
+    "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cosine_similarity", "cross_entropy",
+    "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss", "kl_div",
+    "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d",
+    "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu", "relu6",
+    "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "softsign", "tanh",
 ]
