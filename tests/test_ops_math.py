@@ -5,6 +5,8 @@ dtypes, gradients, grad_fn and next_functions names, saved tensors, error texts,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -620,7 +622,18 @@ CASES = {
 @oracle
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_case_against_torch(case):
-    same_outcome(CASES[case], case)
+    with warnings.catch_warnings():  # the warnings themselves: test_var_mean_of_one_element_warns
+        warnings.simplefilter("ignore", UserWarning)
+        same_outcome(CASES[case], case)
+
+
+@pytest.mark.parametrize("fn", ["var_mean", "std_mean"])
+def test_var_mean_of_one_element_warns(fn):
+    libs = [al] + ([torch] if torch is not None else [])
+    for lib in libs:
+        with pytest.warns(UserWarning, match=rf"^{fn}\(\): degrees of freedom is <= 0\. Correction should "
+                                             r"be strictly less than the reduction factor"):
+            getattr(lib, fn)(lib.ones(1))
 
 
 # ---------------------------------------------------------------------------- reductions' graphs

@@ -397,7 +397,16 @@ SCHEDULER_CONFIGS = [
                   "mode": "triangular2"}),
     ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3, "mode": "exp_range", "gamma": 0.95}),
 ]
-SCHEDULER_IDS = [f"{n}:" + ",".join(f"{k}={v}" for k, v in c.items()) for n, c in SCHEDULER_CONFIGS]
+def _show(v: object) -> str:
+    """A test id part that is the same in every process (no memory addresses)."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    if callable(v) and not isinstance(v, type):
+        return getattr(v, "__name__", type(v).__name__)
+    return str(v)
+
+
+SCHEDULER_IDS = [f"{n}:" + ",".join(f"{k}={_show(v)}" for k, v in c.items()) for n, c in SCHEDULER_CONFIGS]
 
 
 def _make_opt(mod, kind="SGD"):

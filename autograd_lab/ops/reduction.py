@@ -118,9 +118,8 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int) -> Tensor:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = Tensor._make(np.asarray(
-                np.std(a._data, axis=dims, ddof=correction, keepdims=keepdim), dtype=a._data.dtype))
+        out = Tensor._make(np.asarray(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
+                                      dtype=a._data.dtype))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         return out
@@ -691,8 +690,8 @@ class StdMean(Function):
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool,
                 correction: float) -> tuple[Tensor, Tensor]:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        s = np.sqrt(_np_var(a._data, dims, correction, keepdim))
         with np.errstate(divide="ignore", invalid="ignore"):
-            s = np.std(a._data, axis=dims, ddof=correction, keepdims=keepdim)
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
         std_out = Tensor._make(np.asarray(s, dtype=dt))
