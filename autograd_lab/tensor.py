@@ -1132,7 +1132,6 @@ class Tensor:
     def count_nonzero(self, dim: Any = None) -> Tensor:
         return _ops.reduction.count_nonzero(self, dim)
 
-
     # ------------------------------------------------------------------ more shape, indexing, linalg ops
     def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
         return _ops.indexing.gather(self, dim, index)
@@ -1296,7 +1295,6 @@ class Tensor:
                   device: Any = None) -> Tensor:
         """Values unspecified, as in PyTorch; here zeros."""
         return self.new_full(_size_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
-
 
 
 class ViewMeta:
