@@ -430,7 +430,24 @@ def _check_schedulers(owner: LRScheduler, optimizer: Optimizer, schedulers: Sequ
             )
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerOfSchedulers(LRScheduler):
+    """The state of SequentialLR and ChainedScheduler: their own, and each inner scheduler's."""
+
+    def state_dict(self) -> dict[str, Any]:
+        state_dict = {key: value for key, value in self.__dict__.items()
+                      if key not in ("optimizer", "_schedulers")}
+        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state_dict
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        _schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = _schedulers
+        for idx, s in enumerate(_schedulers):
+            self._schedulers[idx].load_state_dict(s)
+
+
+class SequentialLR(_SchedulerOfSchedulers):
     """Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]`` (restarted at epoch 0), ..."""
 
     def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int],
@@ -476,19 +493,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self) -> dict[str, Any]:
-        state_dict = {key: value for key, value in self.__dict__.items()
-                      if key not in ("optimizer", "_schedulers")}
-        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
 
 
 class PolynomialLR(LRScheduler):
@@ -544,7 +548,7 @@ class CosineAnnealingLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerOfSchedulers):
     """Step several schedulers (of one optimizer) together: their factors multiply."""
 
     def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
@@ -563,19 +567,6 @@ class ChainedScheduler(LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
-
-    def state_dict(self) -> dict[str, Any]:
-        state_dict = {key: value for key, value in self.__dict__.items()
-                      if key not in ("optimizer", "_schedulers")}
-        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
 
 
 class ReduceLROnPlateau(LRScheduler):
