@@ -27,8 +27,12 @@ graphviz:
 	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz \
 	  || echo "Could not install Graphviz; graphs will not be drawn. Continuing."
 
+# JupyterLab refuses to start as root unless told: containers, cloud VMs and CI run as root.
+# LAB_ARGS passes more options (e.g. LAB_ARGS="--no-browser --port=8890").
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 course: install
-	$(BIN)/jupyter lab course/
+	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) course/
 
 test: install
 	$(BIN)/python -m pytest
