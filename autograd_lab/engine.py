@@ -1,12 +1,20 @@
 """The backward engine: reverse-mode automatic differentiation over the recorded graph.
 
-1. Discover the graph from the roots along ``next_functions`` and count, for every node, how many
-   edges point at it (its dependencies).
-2. Run ready nodes (all of whose consumers have sent their gradient) one by one, the most recently
-   created first, as PyTorch does. A node sums the gradients arriving for each of its outputs, runs
-   the tensor hooks registered on those outputs, fills ``.grad`` of retained tensors, computes the
-   gradients of its inputs (the vector-Jacobian product), and sends each along its edge.
-3. Free what the nodes saved, unless ``retain_graph``.
+Notebook 03's ``my_backward`` is this engine in 20 lines: start at the output with a gradient of 1,
+call every node, in an order where a node runs after all the nodes that send it a gradient, on the sum
+of what was sent to it, and send what it returns along its ``next_functions``. This file is the same
+loop (:func:`run_backward`) with what PyTorch's engine adds, in PyTorch's order:
+
+1. :func:`discover` walks the graph from the roots; every node counts the edges that point at it (its
+   dependencies). A node is ready once all of them have delivered their gradient.
+2. Of the ready nodes, the one created last runs first (:func:`_schedule`, a heap on the sequence
+   number), as in PyTorch; :func:`execution_order` is that schedule without running anything.
+3. For each node (PyTorch's ``evaluate_function``): with ``inputs=`` (and in ``autograd.grad``) the
+   gradient arriving at an input is captured and nodes from which no input can be reached are skipped
+   (:func:`_exec_info`); the hooks of the tensors the node made, ``retain_grad`` and the node's pre-hooks
+   see its gradients first; the node computes the gradients of its inputs (the vector-Jacobian
+   product); its post-hooks may replace them (:func:`_call_function`); what it saved is freed unless
+   ``retain_graph``; each gradient is added to the buffer of the node its edge leads to.
 
 Everything is iterative, so a chain of a million operations needs no deep recursion. No operation is
 special-cased here: the engine only knows nodes, edges and gradients.
@@ -15,8 +23,10 @@ special-cased here: the engine only knows nodes, edges and gradients.
 from __future__ import annotations
 
 import heapq
+import itertools
 import warnings
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,44 +45,6 @@ CREATE_GRAPH_WARNING = (
 )
 
 
-def _as_tuple(x: Any) -> tuple:
-    if x is None:
-        return ()
-    if isinstance(x, Tensor):
-        return (x,)
-    return tuple(x)
-
-
-def _make_grads(outputs: tuple[Tensor, ...], grads: tuple) -> list[Tensor | None]:
-    """Check the given output gradients, or make the implicit 1 for scalar outputs."""
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-    out: list[Tensor | None] = []
-    for i, (t, g) in enumerate(zip(outputs, grads)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"element {i} of tensors is a {type(t).__name__}, not a Tensor")
-        if g is None:
-            if t.requires_grad:
-                if t._data.size != 1:
-                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if t._data.dtype.kind != "f":
-                    raise RuntimeError(
-                        "grad can be implicitly created only for real scalar outputs but got "
-                        f"{t.dtype}"
-                    )
-                g = Tensor._make(np.ones_like(t._data))
-        else:
-            if not isinstance(g, Tensor):
-                g = Tensor._make(np.asarray(g, dtype=t._data.dtype))
-            if g.shape != t.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                    f"has a shape of {t.shape}."
-                )
-        out.append(g)
-    return out
-
-
 def backward(
     tensors: Tensor | Sequence[Tensor],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
@@ -81,9 +53,11 @@ def backward(
     inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
     """Sum the gradients of ``tensors`` with respect to the graph's leaves into their ``.grad``
-    (``torch.autograd.backward``)."""
-    outputs = _as_tuple(tensors)
-    grads = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
+    (``torch.autograd.backward``; ``tensor.backward()`` is this function).
+
+    For a non-scalar tensor pass ``grad_tensors``: the vector v of the vector-Jacobian product v^T J
+    that backward computes. ``inputs``: accumulate only into these tensors' ``.grad``.
+    """
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:  # a leaf's .grad then holds a graph that leads back to the leaf itself
@@ -93,8 +67,7 @@ def backward(
         targets = _as_tuple(inputs)
         if not targets:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    run_backward(outputs, _make_grads(outputs, grads), retain_graph, create_graph, targets,
-                 accumulate=True)
+    run_backward(_as_tuple(tensors), grad_tensors, retain_graph, create_graph, targets, accumulate=True)
 
 
 def grad(
@@ -124,11 +97,9 @@ def grad(
     for t in ins:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = (None,) * len(outs) if grad_outputs is None else _as_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run_backward(outs, _make_grads(outs, grads), retain_graph, create_graph, ins,
-                          accumulate=False)
+    result = run_backward(outs, grad_outputs, retain_graph, create_graph, ins, accumulate=False)
     final = []
     for i, (t, g) in enumerate(zip(ins, result)):
         if g is None:
@@ -145,7 +116,7 @@ def grad(
 
 def run_backward(
     outputs: Sequence[Tensor],
-    grads: Sequence[Tensor | None],
+    grads: Tensor | Sequence[Tensor | None] | None,
     retain_graph: bool,
     create_graph: bool,
     inputs: Sequence[Tensor] | None = None,
@@ -154,95 +125,37 @@ def run_backward(
 ) -> list[Tensor | None]:
     """The engine. Returns the gradients of ``inputs`` (captured on their way, in order).
 
+    ``grads``: one gradient per output (None: the implicit 1 of a scalar output).
     ``accumulate``: fill ``.grad`` (backward) or only return the captured gradients (grad).
     ``observer(node, grads_in, grads_out)`` is told of every node run, in order (used by viz).
     """
-    roots: list[tuple[Node, int, Tensor | None]] = []
-    for i, t in enumerate(outputs):
-        node, nr = gradient_edge(t)
-        if node is None:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-        roots.append((node, nr, grads[i]))
-
-    captures: dict[tuple[Node, int], list[int]] = {}
-    for k, t in enumerate(inputs or ()):
-        edge = gradient_edge(t)
-        if edge[0] is not None:
-            captures.setdefault(edge, []).append(k)
+    roots = _roots(outputs, _make_grads(outputs, grads))
+    nodes = discover(node for node, _, _ in roots)
+    captures = _captures(inputs or ())
     captured: list[Tensor | None] = [None] * len(inputs or ())
-
-    nodes = _discover([n for n, _, _ in roots])
-    wanted = _wanted(nodes, {n for n, _ in captures}) if inputs is not None else None
-
-    def runs(node: Node) -> bool:
-        if isinstance(node, AccumulateGrad):
-            return accumulate and (wanted is None or (node, 0) in captures)
-        return wanted is None or any(n is not None and n in wanted for n, _ in node._next_functions)
-
-    def visited(node: Node) -> bool:
-        return wanted is None or node in wanted
-
-    # dependencies: edges from nodes that run into nodes that are visited
-    deps: dict[Node, int] = {}
-    for node in nodes:
-        if visited(node) and runs(node):
-            for nxt, _ in node._next_functions:
-                if nxt is not None and visited(nxt):
-                    deps[nxt] = deps.get(nxt, 0) + 1
+    visited, needed = _exec_info(nodes, captures, inputs is not None, accumulate)
 
     buffers: dict[Node, list[Tensor | None]] = {}
     for node, nr, g in roots:
         _add_to_buffer(buffers, node, nr, g)
-    ready: list[tuple[int, int, Node]] = []
-    tie = 0
-    for node in buffers:
-        if deps.get(node, 0) == 0 and visited(node):
-            heapq.heappush(ready, (-node._sequence_nr, tie, node))
-            tie += 1
-
-    prev_mode = grad_mode.is_grad_enabled()
-    grad_mode._set_enabled(create_graph)
-    # gradients may be inf or nan (e.g. through an overflowed exp): values, not warnings, as in PyTorch
-    quiet = np.errstate(over="ignore", divide="ignore", invalid="ignore")
-    quiet.__enter__()
-    try:
-        while ready:
-            _, _, node = heapq.heappop(ready)
+    # IEEE results (inf, nan, e.g. through an overflowed exp) are values, not warnings, as in PyTorch
+    with grad_mode.set_grad_enabled(create_graph), np.errstate(over="ignore", divide="ignore",
+                                                               invalid="ignore"):
+        for node in _schedule(list(buffers), _dependencies(nodes, visited, needed), visited, needed):
             grads_in = buffers.pop(node)
-            needed = runs(node)
-            hooked = node._tensor_hooks or node._retained or node._pre_hooks
-            if not needed and hooked:  # only visited to capture a gradient: tensor hooks run first
-                grads_in = _tensor_pre_hooks(node, grads_in)
-            for nr, g in enumerate(grads_in):
-                for k in captures.get((node, nr), ()):
-                    captured[k] = g if create_graph or g is None else g.detach()
-            if not needed:
+            if needed is not None and node not in needed:  # inputs=: visited only to capture a gradient
+                _capture(captures, captured, node, _tensor_pre_hooks(node, grads_in), create_graph)
                 continue
-            if hooked:
-                grads_in = _node_pre_hooks(node, _tensor_pre_hooks(node, grads_in))
-            grads_out = _call(node, grads_in)
-            for hook in tuple(node._post_hooks.values()):
-                # PyTorch's names, seen from the forward op: hook(grad_inputs, grad_outputs)
-                new = hook(tuple(grads_out), tuple(grads_in))
-                if new is not None:
-                    grads_out = tuple(new)
+            if captures:  # a node that runs captures before its hooks, as in PyTorch
+                _capture(captures, captured, node, grads_in, create_graph)
+            grads_out = _call_function(node, grads_in)
             if observer is not None:
                 observer(node, tuple(grads_in), tuple(grads_out))
             if not retain_graph:
                 node._release()
             for (nxt, nr), g in zip(node._next_functions, grads_out):
-                if nxt is None or not visited(nxt):
-                    continue
-                _add_to_buffer(buffers, nxt, nr, g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
-                    tie += 1
-    finally:
-        quiet.__exit__(None, None, None)
-        grad_mode._set_enabled(prev_mode)
+                if nxt is not None and (visited is None or nxt in visited):
+                    _add_to_buffer(buffers, nxt, nr, g)
 
     if accumulate and inputs is not None:  # backward(inputs=[non-leaf]) fills its .grad
         for t, g in zip(inputs, captured):
@@ -251,75 +164,141 @@ def run_backward(
     return captured
 
 
-def execution_order(tensors: Tensor | Sequence[Tensor]) -> list[Node]:
-    """The nodes of the graph behind ``tensors`` in the order ``backward()`` would run them.
+def _captures(inputs: Sequence[Tensor]) -> dict[tuple[Node, int], list[int]]:
+    """The edge along which each input's gradient arrives -> the input's positions."""
+    captures: dict[tuple[Node, int], list[int]] = {}
+    for k, t in enumerate(inputs):
+        edge = gradient_edge(t)
+        if edge[0] is not None:
+            captures.setdefault(edge, []).append(k)
+    return captures
 
-    Nothing is computed or freed: this replays the engine's schedule (dependency counts, then the
-    most recently created ready node first) on the graph alone. Used to number nodes in drawings.
+
+def execution_order(tensors: Tensor | Sequence[Tensor]) -> list[Node]:
+    """The nodes of the graph behind ``tensors`` in the order ``backward()`` runs them.
+
+    Nothing is computed or freed: this is the engine's own schedule (:func:`_schedule`) on the graph
+    alone. Notebook 03 compares it with a hand-written topological order; viz numbers nodes with it.
     """
-    roots = [gradient_edge(t)[0] for t in _as_tuple(tensors)]
-    nodes = _discover([n for n in roots if n is not None])
+    roots = list(dict.fromkeys(n for n, _ in map(gradient_edge, _as_tuple(tensors)) if n is not None))
+    nodes = discover(roots)
+    return list(_schedule(roots, _dependencies(nodes, None, None), None, None))
+
+
+# ---------------------------------------------------------------------------- the graph and the schedule
+def discover(roots: Iterable[Node]) -> list[Node]:
+    """Every node reachable from ``roots`` along ``next_functions``, breadth-first (the nodes nearest
+    the roots first), each once. Iterative: a graph of any depth. viz draws the graph from this list."""
+    seen: set[int] = set()
+    order: list[Node] = []
+    queue: deque[Node] = deque()
+    for node in roots:
+        if id(node) not in seen:
+            seen.add(id(node))
+            queue.append(node)
+    while queue:
+        node = queue.popleft()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                queue.append(nxt)
+    return order
+
+
+def _dependencies(nodes: list[Node], visited: set[Node] | None, needed: set[Node] | None) -> dict[Node, int]:
+    """For each node, how many gradients it waits for: the edges into it from the nodes that run."""
     deps: dict[Node, int] = {}
     for node in nodes:
-        for nxt, _ in node._next_functions:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-    ready = [(-n._sequence_nr, i, n) for i, n in enumerate(dict.fromkeys(r for r in roots if r))
-             if deps.get(n, 0) == 0]
+        if needed is None or node in needed:
+            for nxt, _ in node._next_functions:
+                if nxt is not None and (visited is None or nxt in visited):
+                    deps[nxt] = deps.get(nxt, 0) + 1
+    return deps
+
+
+def _schedule(roots: list[Node], deps: dict[Node, int], visited: set[Node] | None,
+              needed: set[Node] | None) -> Iterator[Node]:
+    """Yield the nodes in the order the engine runs them: of the ready ones (no gradient still to come),
+    the most recently created first. Once a node that runs is done, its edges count as delivered."""
+    tie = itertools.count()
+    ready = [(-n._sequence_nr, next(tie), n) for n in roots
+             if deps.get(n, 0) == 0 and (visited is None or n in visited)]
     heapq.heapify(ready)
-    order, tie = [], len(ready)
     while ready:
-        _, _, node = heapq.heappop(ready)
-        order.append(node)
+        node = heapq.heappop(ready)[2]
+        yield node
+        if needed is not None and node not in needed:
+            continue  # skipped: it sends nothing (and nothing waits for it)
         for nxt, _ in node._next_functions:
-            if nxt is not None:
+            if nxt is not None and (visited is None or nxt in visited):
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
-                    tie += 1
-    return order
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
 
 
-def _discover(roots: list[Node]) -> list[Node]:
-    """Every node reachable from the roots (iterative depth-first search)."""
-    seen = {id(n): n for n in roots}
-    stack = list(seen.values())
-    order = []
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        for nxt, _ in node._next_functions:
-            if nxt is not None and id(nxt) not in seen:
-                seen[id(nxt)] = nxt
-                stack.append(nxt)
-    return order
+def _exec_info(nodes: list[Node], captures: dict[tuple[Node, int], list[int]], pruned: bool,
+               accumulate: bool) -> tuple[set[Node] | None, set[Node] | None]:
+    """Which nodes backward visits and which of those run (PyTorch's ``exec_info``); None: all.
 
-
-def _wanted(nodes: list[Node], targets: set[Node]) -> set[Node]:
-    """The nodes from which a gradient can reach one of the targets (for ``inputs=``)."""
+    With ``inputs=`` only the nodes from which a gradient can reach an input are visited; an
+    ``AccumulateGrad`` runs only for an input of ``backward(inputs=...)``, any other node only when one
+    of its edges leads to a visited node (the others are visited to capture what reaches them).
+    """
+    if not pruned and accumulate:
+        return None, None
+    if not pruned:
+        return None, {n for n in nodes if not isinstance(n, AccumulateGrad)}
     parents: dict[Node, list[Node]] = {}
     for node in nodes:
         for nxt, _ in node._next_functions:
             if nxt is not None:
                 parents.setdefault(nxt, []).append(node)
-    wanted = set(t for t in targets if t in parents or t in nodes)
-    stack = list(wanted)
+    targets = {n for n, _ in captures}
+    visited = {t for t in targets if t in parents or t in nodes}
+    stack = list(visited)
     while stack:
-        node = stack.pop()
-        for p in parents.get(node, ()):
-            if p not in wanted:
-                wanted.add(p)
+        for p in parents.get(stack.pop(), ()):
+            if p not in visited:
+                visited.add(p)
                 stack.append(p)
-    return wanted
+    needed = {n for n in visited
+              if (accumulate and (n, 0) in captures if isinstance(n, AccumulateGrad)
+                  else any(nxt in visited for nxt, _ in n._next_functions if nxt is not None))}
+    return visited, needed
 
 
-def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None:
-    buf = buffers.get(node)
-    if buf is None:
-        buf = buffers[node] = [None] * max(node._num_outputs, nr + 1)
-    if g is None:
-        return
-    buf[nr] = g if buf[nr] is None else buf[nr] + g
+# ---------------------------------------------------------------------------- the steps of one node
+def _capture(captures: dict[tuple[Node, int], list[int]], captured: list[Tensor | None], node: Node,
+             grads: list[Tensor | None], create_graph: bool) -> None:
+    """Keep the gradients arriving at the inputs asked for (``inputs=``, ``autograd.grad``)."""
+    for nr, g in enumerate(grads):
+        for k in captures.get((node, nr), ()):
+            captured[k] = g if create_graph or g is None else g.detach()
+
+
+def _call_function(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    """Run one node with its hooks (PyTorch's ``call_function``): tensor hooks and ``retain_grad``,
+    the node's pre-hooks, the node, its post-hooks."""
+    if node._tensor_hooks or node._retained or node._pre_hooks:
+        grads = _node_pre_hooks(node, _tensor_pre_hooks(node, grads))
+    try:
+        grads_out = node.apply(*grads)
+    except Exception:
+        if is_anomaly_enabled() and node._forward_trace:
+            warnings.warn(
+                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+                + "".join(node._forward_trace),
+                UserWarning,
+                stacklevel=3,
+            )
+        raise
+    for hook in tuple(node._post_hooks.values()):
+        # PyTorch's names, seen from the forward op: hook(grad_inputs, grad_outputs)
+        new = hook(tuple(grads_out), tuple(grads))
+        if new is not None:
+            grads_out = tuple(new)
+    return grads_out
 
 
 def _tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
@@ -348,22 +327,72 @@ def _node_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
     return grads
 
 
+# ---------------------------------------------------------------------------- gradients
+def _as_tuple(x: Any) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs: Sequence[Tensor], grads: Tensor | Sequence[Tensor | None] | None,
+                ) -> list[Tensor | None]:
+    """Check the given output gradients, or make the implicit 1 for scalar outputs."""
+    grads = (None,) * len(outputs) if grads is None else _as_tuple(grads)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    out: list[Tensor | None] = []
+    for i, (t, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"element {i} of tensors is a {type(t).__name__}, not a Tensor")
+        if g is None:
+            if t.requires_grad:
+                if t._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if t._data.dtype.kind != "f":
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{t.dtype}"
+                    )
+                g = Tensor._make(np.ones_like(t._data))
+        else:
+            if not isinstance(g, Tensor):
+                g = Tensor._make(np.asarray(g, dtype=t._data.dtype))
+            if g.shape != t.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                    f"has a shape of {t.shape}."
+                )
+        out.append(g)
+    return out
+
+
+def _roots(outputs: Sequence[Tensor], grads: list[Tensor | None]) -> list[tuple[Node, int, Tensor | None]]:
+    """``(node, output_nr, gradient)`` where backward starts: each output's edge."""
+    roots = []
+    for i, t in enumerate(outputs):
+        node, nr = gradient_edge(t)
+        if node is None:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        roots.append((node, nr, grads[i]))
+    return roots
+
+
+def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None:
+    """Sum the gradients sent to output ``nr`` of ``node`` (PyTorch's ``InputBuffer``)."""
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * max(node._num_outputs, nr + 1)
+    if g is None:
+        return
+    buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+
 def _store_retained(t: Tensor, g: Tensor, create_graph: bool) -> None:
     if t._grad is None:
         t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
     else:
         t._grad = t._grad + g if create_graph else Tensor._make(t._grad._data + g._data)
-
-
-def _call(node: Node, grads_in: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-    try:
-        return node.apply(*grads_in)
-    except Exception:
-        if is_anomaly_enabled() and node._forward_trace:
-            warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                + "".join(node._forward_trace),
-                UserWarning,
-                stacklevel=3,
-            )
-        raise

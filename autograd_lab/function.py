@@ -307,7 +307,16 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
         self._sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
-        self._tensor_hooks = {0: variable._leaf_hooks}
+
+    @property
+    def _tensor_hooks(self) -> dict[int, dict[int, Callable]]:
+        """The leaf's own hooks (``leaf.register_hook``), empty when it has none."""
+        hooks = self.variable._leaf_hooks
+        return {0: hooks} if hooks else {}
+
+    @_tensor_hooks.setter
+    def _tensor_hooks(self, value: dict) -> None:  # Node.__init__ sets it; a leaf keeps its own
+        pass
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's C++ name; the class is AccumulateGrad

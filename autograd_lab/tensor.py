@@ -133,6 +133,15 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return bool(self._data.flags.c_contiguous)
 
+    def stride(self, dim: int | None = None) -> Any:
+        """The step in elements between neighbours along each dimension."""
+        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        return steps if dim is None else steps[_wrap_dim(dim, self.ndim)]
+
+    def data_ptr(self) -> int:
+        """The memory address of the first element (views of one tensor share its memory)."""
+        return self._data.__array_interface__["data"][0]
+
     @property
     def _version(self) -> int:
         return self._version_counter.value

@@ -803,3 +803,31 @@ def test_accumulate_grad_names_as_pytorch():
     assert acc.name() == "torch::autograd::AccumulateGrad"  # the C++ name, as PyTorch's name()
     assert type(acc).__name__ == "AccumulateGrad"
     assert repr(acc).startswith("<AccumulateGrad object at 0x")
+
+
+# ---------------------------------------------------------------------------- the walk and the hooks
+def test_discover_walks_breadth_first_each_node_once():
+    x = f64([1.0, 2.0])
+    a = x * 2
+    y = (a + a.exp()).sum()
+    nodes = engine.discover([y.grad_fn])
+    assert [name(n) for n in nodes] == ["SumBackward0", "AddBackward0", "MulBackward0", "ExpBackward0",
+                                        "AccumulateGrad"]
+    assert len({id(n) for n in nodes}) == len(nodes)
+    deep = x
+    for _ in range(5000):  # deeper than Python's recursion limit
+        deep = deep * 1.0
+    assert len(engine.discover([deep.grad_fn])) == 5001
+
+
+def test_accumulate_grad_reports_hooks_only_when_its_leaf_has_some():
+    """The engine runs the hook steps only for nodes with hooks: a leaf without hooks has none."""
+    w = f64([1.0])
+    acc = (w * 2).grad_fn.next_functions[0][0]
+    assert not acc._tensor_hooks
+    handle = w.register_hook(lambda g: g * 3)
+    assert acc._tensor_hooks == {0: w._leaf_hooks}
+    (w * 2).sum().backward()
+    assert w.grad.tolist() == [6.0]
+    handle.remove()
+    assert not acc._tensor_hooks

@@ -1,7 +1,8 @@
 """Read the autograd graph behind some tensors into a drawing model: nodes, edges and their labels.
 
-Nothing here changes the graph: it follows ``grad_fn`` and ``next_functions``, reads
-``AccumulateGrad.variable``, ``saved_items()``, retained tensors and ``_grad``. The model is plain data
+Nothing here changes the graph, and only public attributes are read, as torchviz reads PyTorch's graph:
+``grad_fn``, ``output_nr``, ``next_functions`` (walked by :func:`autograd_lab.engine.discover`),
+``AccumulateGrad.variable``, ``node.saved_items()``, ``retains_grad`` and ``grad``. The model is plain data
 (:class:`Model`), turned into DOT by :mod:`autograd_lab.viz.dot`; :mod:`autograd_lab.viz.steps` decorates
 it with the gradients of one backward pass before that.
 
@@ -19,14 +20,15 @@ Kinds of drawn nodes (their colours are in ``dot.STYLES``):
 from __future__ import annotations
 
 import sys
+import warnings
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..engine import execution_order
+from ..engine import discover, execution_order
 from ..function import AccumulateGrad, Node
 from ..tensor import Tensor
 
@@ -114,15 +116,27 @@ def format_array(a: np.ndarray) -> str:
 
 
 def format_shape(t: Tensor) -> str:
-    shape = tuple(t._data.shape)
+    shape = tuple(t.shape)
     text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-    if t._data.dtype != np.float32:
-        text += f" {t._data.dtype.name}"
+    if t.dtype.name != "float32":
+        text += f" {t.dtype.name}"
     return text
 
 
+def values(t: Tensor) -> np.ndarray:
+    """The tensor's values (shared, not copied), without autograd's guard on ``numpy()``."""
+    return t.detach().numpy()
+
+
+def grad_of(t: Tensor) -> Tensor | None:
+    """``t.grad``, without the warning a non-leaf's ``.grad`` gives when it was not retained."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return t.grad
+
+
 def format_grad(g: Tensor | None) -> str:
-    return "None" if g is None else format_array(g._data)
+    return "None" if g is None else format_array(values(g))
 
 
 # ---------------------------------------------------------------- names
@@ -186,25 +200,6 @@ def flatten_tensors(tensors: Sequence[Any]) -> list[Tensor]:
     return out
 
 
-def discover(roots: Iterable[Node]) -> list[Node]:
-    """Every node reachable from ``roots``, breadth-first (so keys read from the output down)."""
-    seen: dict[int, Node] = {}
-    queue = deque()
-    for r in roots:
-        if id(r) not in seen:
-            seen[id(r)] = r
-            queue.append(r)
-    order = []
-    while queue:
-        node = queue.popleft()
-        order.append(node)
-        for nxt, _ in node.next_functions:
-            if nxt is not None and id(nxt) not in seen:
-                seen[id(nxt)] = nxt
-                queue.append(nxt)
-    return order
-
-
 def build(
     tensors: list[Tensor],
     names: dict[int, tuple[str, Tensor]],
@@ -225,7 +220,7 @@ def build(
     keep: list[Any] = [tensors, names, fallback]
     outputs = list(dict.fromkeys(tensors))  # one box per distinct tensor, in the order given
     roots = [t.grad_fn for t in outputs if t.grad_fn is not None]
-    fns = discover(roots)
+    fns = discover(roots)  # breadth-first: keys read from the outputs down
     fn_by_id = {id(n): n for n in fns}
     fn_index = {id(n): i for i, n in enumerate(fns)}
 
@@ -236,17 +231,14 @@ def build(
             return t.name
         return fallback[id(t)][0] if id(t) in fallback else None
 
-    # Non-leaf tensors drawn between their grad_fn and its consumers: outputs, retained and named ones.
+    # Non-leaf tensors drawn between their grad_fn and its consumers: outputs, then named ones (by
+    # params, name= or a variable of the caller), retained ones first.
     inline: dict[tuple[int, int], Tensor] = {}
     for t in outputs:
         if t.grad_fn is not None:
             inline.setdefault((id(t.grad_fn), t.output_nr), t)
-    for node in fns:
-        for nr, ref in node._retained.items():
-            t = ref()
-            if t is not None and t.grad_fn is node:
-                inline.setdefault((id(node), nr), t)
-    for _, t in [*names.values(), *fallback.values()]:
+    known = [t for _, t in [*names.values(), *fallback.values()]]
+    for t in sorted(known, key=lambda t: not t.retains_grad):
         if t.grad_fn is not None and id(t.grad_fn) in fn_by_id:
             inline.setdefault((id(t.grad_fn), t.output_nr), t)
     output_ids = {id(t) for t in outputs}
@@ -280,9 +272,10 @@ def build(
     output_edge: dict[int, int] = {}
 
     def tensor_lines(t: Tensor, grad: bool) -> list[tuple[str, str]]:
-        lines = [(format_shape(t), "shape"), (format_array(t._data), "value")]
+        lines = [(format_shape(t), "shape"), (format_array(values(t)), "value")]
         if grad:
-            lines.append(("grad " + format_grad(t._grad), "grad" if t._grad is not None else "none"))
+            g = grad_of(t)
+            lines.append(("grad " + format_grad(g), "grad" if g is not None else "none"))
         return lines
 
     def add_tensor(key: str, kind: str, t: Tensor, grad: bool) -> VNode:
@@ -293,7 +286,7 @@ def build(
                   tooltip=f"{name or 'tensor'}: shape {tuple(t.shape)}")
         nodes[key] = v
         tensor_key[id(t)] = key
-        data_key.setdefault(id(t._data), key)
+        data_key.setdefault(_storage(t), key)
         return v
 
     order = {}
@@ -335,7 +328,8 @@ def build(
             continue
         kind = "output" if id(t) in output_ids else "tensor"
         key = next_tensor_key()
-        add_tensor(key, kind, t, show_grads and (t._grad is not None or t.retains_grad or kind == "tensor"))
+        show = show_grads and (grad_of(t) is not None or t.retains_grad or kind == "tensor")
+        add_tensor(key, kind, t, show)
         inline_key[(nid, nr)] = key
         edges.append(VEdge(rep[nid], key))
         if id(t) in output_ids:
@@ -382,15 +376,15 @@ def build(
         n_notes = 0
         for node in kept:
             for label, t in saved.get(id(node), ()):
-                src = tensor_key.get(id(t)) or data_key.get(id(t._data))
+                src = tensor_key.get(id(t)) or data_key.get(_storage(t))
                 if src is None:
                     src = f"s{n_notes}"
                     n_notes += 1
                     title = "saved" + (f": {name_of(t)}" if name_of(t) else "")
                     nodes[src] = VNode(src, "saved", title, [(format_shape(t), "shape"),
-                                                               (format_array(t._data), "value")],
+                                                               (format_array(values(t)), "value")],
                                        obj=t, tooltip="a tensor saved for backward")
-                    data_key[id(t._data)] = src
+                    data_key[_storage(t)] = src
                 by_src.setdefault((src, rep[id(node)]), []).append(label.replace("saved ", ""))
         for (src, dst), labels in by_src.items():
             edges.append(VEdge(src, dst, kind="saved", label="saved " + ", ".join(labels)))
@@ -403,6 +397,11 @@ def build(
     fn_key = {id(n): rep[id(n)] for n in fns}
     return Model(nodes, edges, fn_key, slot_edge, output_edge, tensor_key, total, collapsed, rankdir,
                  caption, keep)
+
+
+def _storage(t: Tensor) -> tuple:
+    """What tells a saved tensor is a drawn one: the same elements in the same memory."""
+    return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype.name)
 
 
 def _collapse(

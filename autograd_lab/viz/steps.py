@@ -13,18 +13,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .. import engine
 from ..function import AccumulateGrad, Node, gradient_edge
 from ..tensor import Tensor
 from . import display
 from .dot import to_digraph
-from .graph import build, discover, flatten_tensors, format_grad
+from .graph import build, flatten_tensors, format_grad, grad_of
 
 
 def _copy(g: Tensor | None) -> Tensor | None:
-    return None if g is None else Tensor._make(np.array(g._data, copy=True))
+    return None if g is None else g.detach().clone()
 
 
 @dataclass(frozen=True)
@@ -188,14 +186,17 @@ class BackwardStepper(Sequence):
 
 
 def run_steps(outputs: list[Tensor], grad_tensors: Any, retain_graph: bool) -> list[BackwardStep]:
-    """Run backward once with an observer; put back every ``.grad`` it touched."""
-    grads = (None,) * len(outputs) if grad_tensors is None else engine._as_tuple(grad_tensors)
-    grads = engine._make_grads(tuple(outputs), tuple(grads))
+    """Run backward once with an observer; put back every ``.grad`` it touched.
+
+    The tensors whose ``.grad`` backward fills are the leaves and the retained tensors; the latter are
+    found through the engine's own record of ``retain_grad()`` (``node._retained``), which PyTorch
+    keeps private too.
+    """
     roots = [gradient_edge(t)[0] for t in outputs]
-    nodes = discover([r for r in roots if r is not None])
+    nodes = engine.discover([r for r in roots if r is not None])
     touched = [n.variable for n in nodes if isinstance(n, AccumulateGrad)]
     touched += [t for n in nodes for ref in n._retained.values() if (t := ref()) is not None]
-    before = [(t, t._grad) for t in touched]
+    before = [(t, grad_of(t)) for t in touched]
     steps: list[BackwardStep] = []
 
     def observer(node: Node, grads_in: tuple, grads_out: tuple) -> None:
@@ -203,9 +204,10 @@ def run_steps(outputs: list[Tensor], grad_tensors: Any, retain_graph: bool) -> l
                                   tuple(map(_copy, grads_out))))
 
     for t, _ in before:
-        t._grad = None
+        t.grad = None
     try:
-        engine.run_backward(outputs, grads, retain_graph, False, None, accumulate=True, observer=observer)
+        engine.run_backward(outputs, grad_tensors, retain_graph, False, None, accumulate=True,
+                            observer=observer)
     except RuntimeError as e:
         if "second time" in str(e):
             raise RuntimeError(
@@ -216,7 +218,7 @@ def run_steps(outputs: list[Tensor], grad_tensors: Any, retain_graph: bool) -> l
         raise
     finally:
         for t, g in before:
-            t._grad = g
+            t.grad = g
     return steps
 
 
