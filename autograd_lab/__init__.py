@@ -6,7 +6,12 @@
 derivative), ``engine.py`` (backward).
 """
 
+from __future__ import annotations
+
+import builtins
+
 from .tensor import Tensor  # first: the ops and nodes below build on it  # isort: skip
+from .ops import methods as _methods  # sets Tensor's methods (x.exp(), x + y, ...)  # isort: skip
 from . import autograd
 from .creation import (
     arange,
@@ -57,6 +62,7 @@ from .dtypes import (
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import (
     abs,
+    add,
     amax,
     amin,
     argmax,
@@ -108,7 +114,6 @@ from .ops import (
     var,
     where,
 )
-from .ops import add as _add
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 
 __version__ = "0.1.0"
@@ -119,6 +124,7 @@ from .ops.mathematic import (  # noqa: E402
     acosh,
     addcdiv,
     addcmul,
+    allclose,
     arccos,
     arccosh,
     arcsin,
@@ -135,6 +141,7 @@ from .ops.mathematic import (  # noqa: E402
     clamp_max,
     clamp_min,
     cosh,
+    equal,
     erf,
     erfc,
     erfinv,
@@ -147,6 +154,7 @@ from .ops.mathematic import (  # noqa: E402
     frac,
     heaviside,
     hypot,
+    isclose,
     isfinite,
     isinf,
     isnan,
@@ -215,6 +223,7 @@ from .ops.shape import (  # noqa: E402
     roll,
     swapaxes,
     swapdims,
+    t,
     tile,
     trace,
     tril,
@@ -225,38 +234,18 @@ from .ops.shape import (  # noqa: E402
 )
 
 
-def add(input: Tensor, other: object, *, alpha: object = 1) -> Tensor:  # noqa: A002
-    return _add(input, other if alpha == 1 else mul(other, alpha))
-
-
-def t(input: Tensor) -> Tensor:  # noqa: A002
-    return input.t()
-
-
-def is_tensor(obj: object) -> "builtins.bool":  # noqa: F821
+def is_tensor(obj: object) -> builtins.bool:
+    """True for a :class:`Tensor` (``torch.is_tensor``)."""
     return isinstance(obj, Tensor)
 
 
-def numel(input: Tensor) -> "builtins.int":  # noqa: A002, F821
+def numel(input: Tensor) -> builtins.int:
+    """The number of elements of ``input`` (``torch.numel``)."""
     return input.numel()
 
 
-def allclose(a: Tensor, b: Tensor, rtol: "builtins.float" = 1e-05, atol: "builtins.float" = 1e-08,  # noqa: F821
-             equal_nan: "builtins.bool" = False) -> "builtins.bool":  # noqa: F821
-    return a.allclose(b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-def isclose(a: Tensor, b: Tensor, rtol: "builtins.float" = 1e-05, atol: "builtins.float" = 1e-08,  # noqa: F821
-            equal_nan: "builtins.bool" = False) -> Tensor:  # noqa: F821
-    return a.isclose(b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-def equal(a: Tensor, b: Tensor) -> "builtins.bool":  # noqa: F821
-    return a.equal(b)
-
-
-def set_printoptions(precision: "builtins.int | None" = None, threshold: "builtins.int | None" = None,  # noqa: F821
-                     edgeitems: "builtins.int | None" = None, linewidth: "builtins.int | None" = None,  # noqa: F821
+def set_printoptions(precision: builtins.int | None = None, threshold: builtins.int | None = None,
+                     edgeitems: builtins.int | None = None, linewidth: builtins.int | None = None,
                      **_: object) -> None:
     """Change how tensors print (precision, threshold, edgeitems, linewidth)."""
     from . import _tensor_str

@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from .dtypes import size_arg
+from .ops.inplace import fill_like, inplace
 from .random import Generator, _generator
-from .tensor import Tensor, _size_arg, _to_array
+from .tensor import Tensor, _to_array
 
 
 def _dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
@@ -96,16 +98,16 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
           name: str | None = None) -> Tensor:
-    return _new(np.zeros(_size_arg(size), dtype=_dtype(dtype)), requires_grad, name)
+    return _new(np.zeros(size_arg(size), dtype=_dtype(dtype)), requires_grad, name)
 
 
 def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
          name: str | None = None) -> Tensor:
-    return _new(np.ones(_size_arg(size), dtype=_dtype(dtype)), requires_grad, name)
+    return _new(np.ones(size_arg(size), dtype=_dtype(dtype)), requires_grad, name)
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _new(np.empty(_size_arg(size), dtype=_dtype(dtype)), requires_grad)
+    return _new(np.empty(size_arg(size), dtype=_dtype(dtype)), requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
@@ -115,7 +117,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
         dtype_np = np.dtype(default) if default else dtypes.get_default_dtype().np
     else:
         dtype_np = _dtype(dtype)
-    return _new(np.full(_size_arg((size,)), fill_value, dtype=dtype_np), requires_grad)
+    return _new(np.full(size_arg((size,)), fill_value, dtype=dtype_np), requires_grad)
 
 
 def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -158,7 +160,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
           requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
     """Standard normal samples, PyTorch's for the same seed (see :mod:`autograd_lab.random`)."""
-    shape, dt = _size_arg(size), _dtype(dtype)
+    shape, dt = size_arg(size), _dtype(dtype)
     arr = _generator(generator).normal(int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
     return _new(arr, requires_grad, name)
 
@@ -166,7 +168,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
     """Uniform samples from [0, 1), PyTorch's for the same seed."""
-    shape, dt = _size_arg(size), _dtype(dtype)
+    shape, dt = size_arg(size), _dtype(dtype)
     arr = _generator(generator).uniform(int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
     return _new(arr, requires_grad, name)
 
@@ -180,7 +182,7 @@ def randint(low: int, high: int | None = None, size: Any = (), *, generator: Gen
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    shape = _size_arg((size,))
+    shape = size_arg((size,))
     arr = _generator(generator).integers(int(low), int(high), int(np.prod(shape))).reshape(shape)
     return Tensor._make(arr.astype(_dtype(dtype, np.dtype(np.int64))))
 
@@ -203,7 +205,7 @@ def rand_like(t: Tensor, *, generator: Generator | None = None, dtype: Any = Non
 
 def normal(mean: float, std: float, size: Any, *, generator: Generator | None = None) -> Tensor:
     """Samples of N(mean, std²) of the given size (``torch.normal(mean, std, size)``)."""
-    shape = _size_arg((size,))
+    shape = size_arg((size,))
     arr = _generator(generator).normal(int(np.prod(shape)), mean, std, dtypes.get_default_dtype().np)
     return Tensor._make(arr.reshape(shape))
 
@@ -216,3 +218,74 @@ def bernoulli(p: Tensor, *, generator: Generator | None = None) -> Tensor:
                            "to PyTorch.)")
     arr = _generator(generator).bernoulli(p._data)
     return Tensor._make(arr.astype(p._data.dtype))
+
+
+# ---------------------------------------------------------------------------- Tensor.new_*: like a tensor
+def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
+    """``t.new_tensor(data)``: a new leaf from ``data``, in ``t``'s dtype unless ``dtype`` is given."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        data = data._data
+    arr = np.array(_to_array(data), dtype=(dtype or t.dtype).np)
+    return Tensor._make(arr, requires_grad)
+
+
+def new_full(t: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
+    """``t.new_full(size, value)``: a tensor of ``size`` filled with ``value``, in ``t``'s dtype."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    arr = np.full(size_arg((size,)), fill_value, dtype=(dtype or t.dtype).np)
+    return Tensor._make(arr, requires_grad)
+
+
+def new_zeros(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
+    """``t.new_zeros(2, 3)``: zeros in ``t``'s dtype."""
+    return new_full(t, size_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
+
+
+def new_ones(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+             device: Any = None) -> Tensor:
+    """``t.new_ones(2, 3)``: ones in ``t``'s dtype."""
+    return new_full(t, size_arg(size), 1, dtype=dtype, requires_grad=requires_grad)
+
+
+def new_empty(t: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
+    """``t.new_empty(2, 3)``: values unspecified, as in PyTorch; here zeros."""
+    return new_full(t, size_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
+
+
+# ---------------------------------------------------------------------------- in-place random fills
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill ``t`` with samples of U(a, b), PyTorch's for the same seed."""
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    values = _generator(generator).uniform(t._data.size, a, b, t._data.dtype)
+    return inplace(t, fill_like, values.reshape(t._data.shape))
+
+
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill ``t`` with samples of N(mean, std²), PyTorch's for the same seed."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    values = _generator(generator).normal(t._data.size, mean, std, t._data.dtype,
+                                          contiguous=t._data.flags.c_contiguous)
+    return inplace(t, fill_like, values.reshape(t._data.shape))
+
+
+def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill ``t`` with 1 (probability ``p``, a number or a tensor of probabilities) or 0."""
+    gen = _generator(generator)
+    if isinstance(p, Tensor):
+        values = gen.bernoulli(np.broadcast_to(p._data, t._data.shape))
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        values = gen.bernoulli(float(p), t._data.shape)
+    return inplace(t, fill_like, values.astype(t._data.dtype))

@@ -1,4 +1,6 @@
-"""Data types, devices and sizes, printed as PyTorch prints them (``torch.float32``, ``torch.Size``)."""
+"""Data types, devices and sizes, printed as PyTorch prints them (``torch.float32``, ``torch.Size``),
+and the few rules on shapes every part uses: reading a shape from arguments, wrapping a dimension,
+writing a shape in a message."""
 
 from __future__ import annotations
 
@@ -70,9 +72,15 @@ _CPP_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "doubl
                    "int64": "long int", "bool": "bool"}
 
 
-def scalar_type_name(np_dtype: Any) -> str:
-    """``Float`` for float32, ``Long`` for int64: the dtype as PyTorch's messages name it."""
-    return _SCALAR_TYPE_NAMES[from_numpy_dtype(np_dtype).name]
+def scalar_type_name(d: Any) -> str:
+    """``Float`` for float32, ``Long`` for int64: the dtype (ours or NumPy's) as PyTorch's messages
+    name it."""
+    return _SCALAR_TYPE_NAMES[d.name if isinstance(d, dtype) else from_numpy_dtype(d).name]
+
+
+def legacy_type_name(d: Any) -> str:
+    """``torch.FloatTensor``: the name ``tensor.type()`` and some messages give a tensor's type."""
+    return f"torch.{scalar_type_name(d)}Tensor"
 
 
 def cpp_type_name(np_dtype: Any) -> str:
@@ -136,3 +144,25 @@ class Size(tuple):
 
     def __add__(self, other: Any) -> Size:
         return Size(tuple(self) + tuple(other))
+
+
+def size_arg(args: tuple) -> tuple[builtins.int, ...]:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f(torch.Size([2, 3]))`` all mean the shape (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return tuple(builtins.int(a) for a in args)
+
+
+def wrap_dim(dim: builtins.int, ndim: builtins.int) -> builtins.int:
+    """``dim`` counted from 0 (-1 is the last dimension), or PyTorch's IndexError."""
+    lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
+    return dim % ndim if ndim > 0 else 0
+
+
+def shape_str(shape: Any) -> str:
+    """``[2, 3]``: a shape as PyTorch's messages write it."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"

@@ -70,6 +70,18 @@ def backward(
     run_backward(_as_tuple(tensors), grad_tensors, retain_graph, create_graph, targets, accumulate=True)
 
 
+def tensor_backward(
+    tensor: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Sequence[Tensor] | Tensor | None = None,
+) -> None:
+    """``tensor.backward()``: accumulate d(tensor)/d(leaf) into the ``.grad`` of every leaf of the
+    graph (``torch.Tensor.backward``; :func:`backward` of one tensor)."""
+    backward(tensor, gradient, retain_graph, create_graph, inputs)
+
+
 def grad(
     outputs: Tensor | Sequence[Tensor],
     inputs: Tensor | Sequence[Tensor],

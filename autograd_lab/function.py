@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import grad_mode
+from . import dtypes, grad_mode
 from .tensor import RemovableHandle, Tensor
 
 _sequence = itertools.count()
@@ -150,10 +150,7 @@ def _op_name(node: Node) -> str:
 
 
 def _legacy_type(np_dtype: np.dtype) -> str:
-    from .dtypes import from_numpy_dtype
-    from .tensor import _legacy_type_name
-
-    return _legacy_type_name(from_numpy_dtype(np_dtype))
+    return dtypes.legacy_type_name(np_dtype)
 
 
 class FunctionCtx:
@@ -285,9 +282,7 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
 
 
 def _dtype_of(np_dtype: np.dtype) -> Any:
-    from .dtypes import from_numpy_dtype
-
-    return from_numpy_dtype(np_dtype)
+    return dtypes.from_numpy_dtype(np_dtype)
 
 
 def _expandable_to(shape: tuple, target: tuple) -> bool:

@@ -5,6 +5,7 @@ These tests read the source (imports, names, sizes); what the code does is teste
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -18,3 +19,116 @@ def test_viz_reads_the_graph_through_public_attributes():
         source = (PACKAGE / "viz" / name).read_text()
         private = sorted(set(re.findall(r"\b(?:t|node|n|var|g|v|fn|nxt)\.(_[a-z]\w*)", source)))
         assert private == [], f"viz/{name} reads private attributes: {private}"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it names in an import, anywhere in the file (function-local
+    imports count; ``if TYPE_CHECKING:`` imports do not). ``from .x import y`` is an edge to ``x``,
+    ``from . import x`` to the module ``x``."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text())
+        skip = {id(n) for t in ast.walk(tree) if isinstance(t, ast.If) and _is_type_checking(t)
+                for n in ast.walk(t)}
+        targets: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                submodules = {f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules}
+                targets |= submodules if len(submodules) == len(node.names) else submodules | {base}
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(component)
+    return found
+
+
+def test_the_import_graph_has_no_cycle_through_the_core():
+    """tensor.py imports no operation (the methods that hand off come from ops/methods.py), so no
+    import cycle runs through it, nor through the rest of the core."""
+    graph = import_graph()
+    assert not {m for m in graph["autograd_lab.tensor"] if m.startswith("autograd_lab.ops")}
+    core = {"autograd_lab.tensor", "autograd_lab.function", "autograd_lab.engine", "autograd_lab.grad_mode"}
+    through_core = [sorted(c) for c in cycles(graph) if c & core]
+    assert through_core == [], f"import cycles through the core: {through_core}"
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_tensor_py_is_the_data_and_the_autograd_state_not_a_catalogue():
+    source = (PACKAGE / "tensor.py").read_text()
+    assert len(source.splitlines()) < 500
+    assert "import ops" not in source and "from .ops" not in source
+
+
+def test_the_methods_that_hand_off_come_from_one_table():
+    import autograd_lab as torch
+    from autograd_lab.ops.methods import ALIASES, METHODS
+
+    for name, fn in METHODS.items():
+        assert vars(torch.Tensor)[name] is fn, name
+    for alias, name in ALIASES.items():
+        assert vars(torch.Tensor)[alias] is METHODS[name], alias
+    tensor_py = (PACKAGE / "tensor.py").read_text()
+    defined = set(re.findall(r"^    def (\w+)\(", tensor_py, re.M))
+    assert not defined & set(METHODS), "a method is both in tensor.py and in the table"

@@ -37,10 +37,12 @@ import numpy as np
 
 from .. import ops
 from ..dtypes import Size
+from ..dtypes import legacy_type_name as _legacy_type_name
+from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..ops.promotion import binary_operands, broadcast_shape, result_dtype
-from ..tensor import Tensor, _legacy_type_name, _wrap_dim
+from ..tensor import Tensor
 from . import functional as _F
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}

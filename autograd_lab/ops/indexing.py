@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
+from .inplace import inplace
 from .promotion import broadcast_shape
 from .shape import Scatter
 
@@ -219,6 +221,18 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         raise TypeError(f"scatter(): argument 'src' must be Tensor or Number, not {type(src).__name__}")
     _check_scatter(input, d, index, None)
     return ScatterValue.apply(input, d, _Data(index), src)
+
+
+def scatter_(t: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: str | None = None) -> Tensor:
+    """``t.scatter_(dim, index, src)``: :func:`scatter` written into ``t``; bad arguments fail first."""
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        scatter(t.detach(), dim, index, src.detach(), reduce=reduce)
+        return inplace(t, lambda s, v: scatter(s, dim, index, v), src)
+    scatter(t.detach(), dim, index, src, reduce=reduce)
+    return inplace(t, lambda s: scatter(s, dim, index, src, reduce=reduce))
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002

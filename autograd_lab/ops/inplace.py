@@ -86,6 +86,11 @@ def fill_like(a: Tensor, value: Any) -> Tensor:
     return Fill.apply(a, value)
 
 
+def fill_(t: Tensor, value: Any) -> Tensor:
+    """``t.fill_(value)``: every element of ``t`` set to ``value`` (a number or a 0-d tensor), in place."""
+    return inplace(t, lambda s: fill_like(s, value))
+
+
 def copy_from(a: Tensor, src: Any) -> Tensor:
     return Copy.apply(a, as_operand(src, a._data.dtype))
 
@@ -224,7 +229,7 @@ NO_GRAD_VIEW_MESSAGE = (
 )
 
 
-def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple) -> Tensor:
+def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict) -> Tensor:
     """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
     meta = t._view_meta
     if meta.multi is not None:
@@ -247,7 +252,7 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
     with grad_mode.enable_grad():
         old = AsStrided.apply(Tensor._make(base._data, grad_fn=base.grad_fn, output_nr=base.output_nr),
                               index)
-    result = op(old, *args)
+    result = op(old, *args, **kwargs)
     fn = result.grad_fn
     first = fn.next_functions[0][0] if fn is not None and fn.next_functions else None
     if fn is None or fn._num_outputs != 1 or first is not old._grad_fn:
@@ -271,23 +276,26 @@ def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
 
 
 # ---------------------------------------------------------------------------- in place
-def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
-    """Apply ``op(t, *args)`` and store the result in ``t`` itself; returns ``t``."""
+def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+    """Apply ``op(t, *args, **kwargs)`` and store the result in ``t`` itself; returns ``t``.
+
+    The tensors among ``args`` are the op's other inputs: when one requires grad, the change is
+    recorded (tensors passed in ``kwargs`` are taken as constants)."""
     grad_on = grad_mode.is_grad_enabled()
     args_need = grad_on and any(isinstance(a, Tensor) and a.requires_grad for a in args)
     base = t._base
     if base is not None and grad_on and (args_need or t.requires_grad or base.requires_grad):
-        return _inplace_on_view(t, base, op, args)
+        return _inplace_on_view(t, base, op, args, kwargs)
     record = args_need or (grad_on and t.requires_grad)
     if record:
         if t.grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         # the old value of t, standing for it in the graph: same grad_fn edge, its own memory
         old = Tensor._make(np.array(t._data, copy=True), grad_fn=t.grad_fn, output_nr=t.output_nr)
-        result = op(old, *args)
+        result = op(old, *args, **kwargs)
     else:
         with grad_mode.no_grad():
-            result = op(t, *args)
+            result = op(t, *args, **kwargs)
     _write(t, result._data)
     t._version_counter.value += 1
     if record:

@@ -122,46 +122,46 @@ class Bmm(Function):
         return (bmm(grad, b.mT) if b is not None else None), (bmm(a.mT, grad) if a is not None else None)
 
 
-def bmm(a: Tensor, b: Tensor) -> Tensor:
+def bmm(a: Tensor, other: Tensor) -> Tensor:
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    if b.ndim != 3:
+    if other.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    return Bmm.apply(a, b)
+    return Bmm.apply(a, other)
 
 
-def mv(a: Tensor, v: Tensor) -> Tensor:
-    if a.ndim != 2 or v.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
-    if a._data.shape[1] != v._data.shape[0]:
+def mv(a: Tensor, vec: Tensor) -> Tensor:
+    if a.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {vec.ndim}")
+    if a._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x"
-                           f"{a._data.shape[1]}), vec ({v._data.shape[0]})")
-    return Mv.apply(a, v)
+                           f"{a._data.shape[1]}), vec ({vec._data.shape[0]})")
+    return Mv.apply(a, vec)
 
 
-def mm(a: Tensor, b: Tensor) -> Tensor:
+def mm(a: Tensor, other: Tensor) -> Tensor:
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
-    if b.ndim != 2:
+    if other.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    return Mm.apply(a, b)
+    return Mm.apply(a, other)
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
-    if a.ndim != 1 or b.ndim != 1:
+def dot(a: Tensor, other: Tensor) -> Tensor:
+    if a.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
-            f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
+            f"1D tensors expected, but got {a.ndim}D and {other.ndim}D tensors"
         )
-    return Dot.apply(a, b)
+    return Dot.apply(a, other)
 
 
-def matmul(a: Any, b: Any) -> Tensor:
-    """``a @ b`` with PyTorch's rules for 1-D, 2-D and batched operands (``torch.matmul``)."""
+def matmul(a: Any, other: Any) -> Tensor:
+    """``a @ other`` with PyTorch's rules for 1-D, 2-D and batched operands (``torch.matmul``)."""
     if not isinstance(a, Tensor):
-        a = Tensor._make(np.asarray(a, dtype=b._data.dtype))
-    if not isinstance(b, Tensor):
-        b = Tensor._make(np.asarray(b, dtype=a._data.dtype))
-    da, db = a.ndim, b.ndim
+        a = Tensor._make(np.asarray(a, dtype=other._data.dtype))
+    if not isinstance(other, Tensor):
+        other = Tensor._make(np.asarray(other, dtype=a._data.dtype))
+    da, db = a.ndim, other.ndim
     if da == 0 or db == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
@@ -175,25 +175,25 @@ def matmul(a: Any, b: Any) -> Tensor:
         kernel = "mm"
     else:
         kernel = "bmm"
-    _check_same_dtype(a, b, kernel)
+    _check_same_dtype(a, other, kernel)
     if da == 1 and db == 1:
-        return Dot.apply(a, b)
+        return Dot.apply(a, other)
     if da == 2 and db == 1:
-        return Mv.apply(a, b)
+        return Mv.apply(a, other)
     if da == 1 and db == 2:
         from .shape import SqueezeInplace
 
-        return SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), b), (0,))
+        return SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), other), (0,))
     if da == 2 and db == 2:
-        return Mm.apply(a, b)
+        return Mm.apply(a, other)
     if da == 3 and db == 3:  # a batch of one that needs a gradient is folded as a matrix (PyTorch 2.13)
-        if a._data.shape[0] == 1 != b._data.shape[0] and a.requires_grad:
-            return matmul(a.squeeze(0), b)
-        if b._data.shape[0] == 1 != a._data.shape[0] and b.requires_grad:
-            return matmul(a, b.squeeze(0))
-    if _should_fold(a, b):
-        return _folded_matmul(a, b)
-    return _batched_matmul(a, b)
+        if a._data.shape[0] == 1 != other._data.shape[0] and a.requires_grad:
+            return matmul(a.squeeze(0), other)
+        if other._data.shape[0] == 1 != a._data.shape[0] and other.requires_grad:
+            return matmul(a, other.squeeze(0))
+    if _should_fold(a, other):
+        return _folded_matmul(a, other)
+    return _batched_matmul(a, other)
 
 
 # PyTorch's matmul (ATen's _matmul_impl) builds its graph from these ops; so does this one.

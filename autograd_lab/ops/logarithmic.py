@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import scalar_type_name
+from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:

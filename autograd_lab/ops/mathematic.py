@@ -524,8 +524,9 @@ def _floating(x: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- functional forms
-def add(a: Any, b: Any) -> Tensor:
-    return Add.apply(*binary_operands(a, b))
+def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``a + alpha * other`` (``torch.add``)."""
+    return Add.apply(*binary_operands(a, other if alpha == 1 else mul(other, alpha)))
 
 
 def _check_no_bool_subtraction(a: Any, b: Any) -> None:
@@ -545,9 +546,11 @@ def _check_no_bool_subtraction(a: Any, b: Any) -> None:
         )
 
 
-def sub(a: Any, b: Any) -> Tensor:
-    _check_no_bool_subtraction(a, b)
-    return Sub.apply(*binary_operands(a, b))
+def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``a - alpha * other`` (``torch.sub``)."""
+    other = other if alpha == 1 else mul(other, alpha)
+    _check_no_bool_subtraction(a, other)
+    return Sub.apply(*binary_operands(a, other))
 
 
 def rsub(a: Tensor, other: Any) -> Tensor:
@@ -558,12 +561,18 @@ def rsub(a: Tensor, other: Any) -> Tensor:
     return sub(as_operand(other, a._data.dtype), a)
 
 
-def mul(a: Any, b: Any) -> Tensor:
-    return Mul.apply(*binary_operands(a, b))
+def mul(a: Any, other: Any) -> Tensor:
+    return Mul.apply(*binary_operands(a, other))
 
 
-def div(a: Any, b: Any) -> Tensor:
-    return Div.apply(*binary_operands(a, b))
+def div(a: Any, other: Any) -> Tensor:
+    """``a / other``, a floating point result (``torch.div``)."""
+    return Div.apply(*binary_operands(a, other))
+
+
+def rtruediv(a: Tensor, other: Any) -> Tensor:
+    """``other / a``, recorded as PyTorch records it: ``a.reciprocal() * other``."""
+    return mul(reciprocal(a), other)
 
 
 def neg(a: Tensor) -> Tensor:
@@ -633,12 +642,12 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     return Clamp.apply(a, min, max)
 
 
-def maximum(a: Any, b: Any) -> Tensor:
-    return Maximum.apply(*binary_operands(a, b))
+def maximum(a: Any, other: Any) -> Tensor:
+    return Maximum.apply(*binary_operands(a, other))
 
 
-def minimum(a: Any, b: Any) -> Tensor:
-    return Minimum.apply(*binary_operands(a, b))
+def minimum(a: Any, other: Any) -> Tensor:
+    return Minimum.apply(*binary_operands(a, other))
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
@@ -669,11 +678,85 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
 
 
 def to_dtype(a: Tensor, dtype: dtypes.dtype) -> Tensor:
+    """A copy of ``a`` in ``dtype`` (recorded as ``ToCopyBackward0``)."""
     return ToCopy.apply(a, dtype.np)
 
 
+def to(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``a.to(dtype)``, ``a.to('cpu')`` or ``a.to(other)``; ``a`` itself when nothing changes."""
+    target = to_target_dtype(args, kwargs)
+    if target is None or target is a.dtype:
+        return a
+    return to_dtype(a, target)
+
+
+def to_target_dtype(args: tuple, kwargs: dict) -> dtypes.dtype | None:
+    """The dtype that ``.to(*args, **kwargs)`` asks for, or None; a device must be the CPU."""
+    target = kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, dtypes.dtype):
+            target = arg
+        elif isinstance(arg, Tensor):
+            target = arg.dtype
+        elif isinstance(arg, (str, dtypes.device)):
+            dtypes.device(str(arg))  # raises for a device this CPU-only library does not have
+    if kwargs.get("device") is not None:
+        dtypes.device(str(kwargs["device"]))
+    return target
+
+
+def converter(name: str) -> Any:
+    """The method ``a.float()`` (``name="float32"``), ``a.long()``, ...: ``a.to(dtype)``."""
+    target = getattr(dtypes, name)
+
+    def method(a: Tensor) -> Tensor:
+        return to(a, target)
+
+    method.__doc__ = f"``a.to(torch.{name})``."
+    return method
+
+
+def tensor_type(a: Tensor, dtype: dtypes.dtype | None = None) -> Any:
+    """``a.type()``: the legacy type name (``torch.FloatTensor``); ``a.type(dtype)``: ``a.to(dtype)``."""
+    if dtype is None:
+        return dtypes.legacy_type_name(a.dtype)
+    return to(a, dtype)
+
+
+def type_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a`` in ``other``'s dtype."""
+    return to(a, other.dtype)
+
+
 def clone(a: Tensor) -> Tensor:
+    """A copy of ``a`` with its own memory (``torch.clone``)."""
     return Clone.apply(a)
+
+
+def contiguous(a: Tensor) -> Tensor:
+    """``a`` itself if its elements are in row-major order in memory, else a copy that is."""
+    if a._data.flags.c_contiguous:
+        return a
+    return Clone.apply(a)
+
+
+def equal(a: Tensor, other: Tensor) -> bool:
+    """True when both have the same shape and the same elements (``torch.equal``)."""
+    return a._data.shape == other._data.shape and bool(np.array_equal(a._data, other._data))
+
+
+def allclose(a: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """``|a - other| <= atol + rtol * |other|`` everywhere (``torch.allclose``)."""
+    return bool(np.allclose(a._data, other._data if isinstance(other, Tensor) else other,
+                            rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(a: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|a - other| <= atol + rtol * |other|``, a bool tensor (``torch.isclose``)."""
+    return Tensor._make(np.isclose(a._data, other._data if isinstance(other, Tensor) else other,
+                                   rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def non_differentiable(fn: Any, a: Any, b: Any = None) -> Tensor:
@@ -682,6 +765,11 @@ def non_differentiable(fn: Any, a: Any, b: Any = None) -> Tensor:
         return Tensor._make(np.asarray(fn(a._data)))
     a, b = binary_operands(a, b)
     return Tensor._make(np.asarray(_binary(fn, a, b)))
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    """``~a``: logical not of a bool tensor, bitwise not of an integer one (``torch.bitwise_not``)."""
+    return non_differentiable(np.logical_not if a._data.dtype == np.bool_ else np.invert, a)
 
 
 # ============================================================================ more pointwise functions

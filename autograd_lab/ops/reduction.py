@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -348,12 +349,22 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     return Mean.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
 
-def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, correction: int = 1) -> Tensor:
-    return Var.apply(a, _dims(dim, a._data.ndim), keepdim, correction)
+def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
+        correction: int | None = None) -> Tensor:
+    """The variance over ``dim``, divided by ``n - correction`` (default 1; 0 with ``unbiased=False``)."""
+    return Var.apply(a, _dims(dim, a._data.ndim), keepdim, _correction(unbiased, correction))
 
 
-def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, correction: int = 1) -> Tensor:
-    return Std.apply(a, _dims(dim, a._data.ndim), keepdim, correction)
+def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
+        correction: int | None = None) -> Tensor:
+    """The standard deviation over ``dim``: the square root of :func:`var`."""
+    return Std.apply(a, _dims(dim, a._data.ndim), keepdim, _correction(unbiased, correction))
+
+
+def _correction(unbiased: bool | None, correction: int | None) -> int:
+    if correction is not None:
+        return correction
+    return 0 if unbiased is False else 1
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001

@@ -8,12 +8,16 @@ gradient (reshape back, transpose back, scatter into zeros).
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any
 
 import numpy as np
 
+from .. import dtypes
+from ..dtypes import size_arg
+from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function, _expandable_to
-from ..tensor import Tensor, ViewMeta, _wrap_dim
+from ..tensor import Tensor, ViewMeta
 from .mathematic import clone
 from .promotion import as_operand, result_dtype
 
@@ -373,8 +377,22 @@ def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     return View.apply(a, shape) if a._data.flags.c_contiguous else ReshapeAlias.apply(a, shape)
 
 
-def view(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    return View.apply(a, _infer_shape(shape, a._data.size))
+def view(a: Tensor, *shape: Any) -> Tensor:
+    """``a.view(2, 3)`` or ``a.view((2, 3))``: the same memory seen with another shape (one size may
+    be -1)."""
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported by autograd_lab")
+    return View.apply(a, _infer_shape(size_arg(shape), a._data.size))
+
+
+def view_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a.view(other.shape)``."""
+    return view(a, other.shape)
+
+
+def reshape_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a.reshape(other.shape)``."""
+    return reshape(a, other.shape)
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -416,6 +434,11 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
     return Expand.apply(a, tuple(target))
 
 
+def expand_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a.expand(other.shape)``."""
+    return expand(a, tuple(other.shape))
+
+
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     n = builtins.max(a.ndim, 1)
     return Transpose.apply(a, _wrap_dim(dim0, n) if a.ndim else 0, _wrap_dim(dim1, n) if a.ndim else 0)
@@ -427,6 +450,25 @@ def t(a: Tensor) -> Tensor:
     if a.ndim < 2:
         return T.apply(a, 0, 0)
     return T.apply(a, 0, 1)
+
+
+def numpy_T(a: Tensor) -> Tensor:
+    """``a.T``: the dimensions reversed; PyTorch warns that this is deprecated for other than 2-D tensors."""
+    if a.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                      "cases.", UserWarning, stacklevel=2)
+    elif a.ndim != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+            "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+            "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+            "tensor.", UserWarning, stacklevel=2)
+    return permute(a, tuple(range(a.ndim - 1, -1, -1)))
+
+
+def mT(a: Tensor) -> Tensor:
+    """``a.mT``: the last two dimensions swapped (a batch of matrices transposed)."""
+    return transpose(a, -2, -1)
 
 
 def permute(a: Tensor, dims: tuple[int, ...]) -> Tensor:

@@ -18,7 +18,8 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
-from ..tensor import Tensor, _clear_grad, _legacy_type_name
+from ..dtypes import legacy_type_name
+from ..tensor import Tensor, _clear_grad
 
 
 class _RequiredParameter:
@@ -33,7 +34,7 @@ required = _RequiredParameter()
 
 def _typename(obj: Any) -> str:
     if isinstance(obj, Tensor):
-        return _legacy_type_name(obj.dtype)
+        return legacy_type_name(obj.dtype)
     cls = type(obj)
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...tensor import Tensor, _wrap_dim
+from ...dtypes import wrap_dim as _wrap_dim
+from ...tensor import Tensor
 from .module import Module
 
 

@@ -20,8 +20,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ... import dtypes
+from ...dtypes import legacy_type_name
 from ...grad_mode import no_grad
-from ...tensor import RemovableHandle, Tensor, _clear_grad, _legacy_type_name, _to_target_dtype
+from ...ops.mathematic import to_target_dtype
+from ...tensor import RemovableHandle, Tensor, _clear_grad
 from ..parameter import Parameter
 
 _hook_ids = itertools.count()
@@ -41,7 +43,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 def _typename(obj: Any) -> str:
     """``torch.typename``: ``torch.FloatTensor`` for tensors, the qualified class name otherwise."""
     if isinstance(obj, Tensor):
-        return _legacy_type_name(obj.dtype)
+        return legacy_type_name(obj.dtype)
     cls = type(obj)
     module = cls.__module__
     return cls.__qualname__ if module in ("builtins", "__builtin__") else f"{module}.{cls.__qualname__}"
@@ -369,7 +371,7 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """``to(dtype)`` converts floating-point parameters and buffers; ``to('cpu')`` is a no-op."""
-        target = _to_target_dtype(args, kwargs)
+        target = to_target_dtype(args, kwargs)
         if target is None:
             return self
         if not target.is_floating_point:
