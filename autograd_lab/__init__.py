@@ -1,9 +1,10 @@
 """autograd_lab: a small NumPy autograd that behaves like PyTorch's.
 
 ``import autograd_lab as torch`` runs the course's examples with PyTorch's results, node names
-(``AddBackward0``, ``AccumulateGrad``) and error messages. Read it in this order: ``tensor.py``
-(the data and autograd state), ``function.py`` (nodes and ``Function``), ``ops/`` (every op with its
-derivative), ``engine.py`` (backward).
+(``AddBackward0``, ``AccumulateGrad``) and error messages. The core reads in this order, four files:
+``tensor.py`` (the data and the autograd state), ``function.py`` (the graph's nodes and ``Function``),
+``engine.py`` (backward) and ``grad_mode.py``; then ``ops/`` (every op beside its derivative; the
+README lists the files). This module only gathers the public names (``torch.*``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import builtins
 
 from .tensor import Tensor  # first: the ops and nodes below build on it  # isort: skip
 from .ops import methods as _methods  # sets Tensor's methods (x.exp(), x + y, ...)  # isort: skip
-from . import autograd
+from . import _tensor_str, autograd
 from .creation import (
     arange,
     as_tensor,
@@ -60,71 +61,78 @@ from .dtypes import (
     uint8,
 )
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .ops import (
-    abs,
+from .ops.arithmetic import (
     add,
-    amax,
-    amin,
-    argmax,
-    argmin,
-    bmm,
-    cat,
-    chunk,
-    clamp,
-    clone,
-    cos,
-    div,
-    dot,
-    exp,
-    flatten,
-    log,
-    log_softmax,
-    logsumexp,
-    masked_fill,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mm,
-    mul,
-    mv,
-    narrow,
-    neg,
-    norm,
-    permute,
-    pow,
-    reciprocal,
-    relu,
-    reshape,
-    sigmoid,
-    sin,
-    softmax,
-    split,
-    sqrt,
-    squeeze,
-    stack,
-    std,
-    sub,
-    sum,
-    tanh,
-    transpose,
-    unsqueeze,
-    var,
-    where,
-)
-from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
-
-__version__ = "0.1.0"
-
-# more pointwise ops and reductions
-from .ops.mathematic import (  # noqa: E402
-    acos,
-    acosh,
     addcdiv,
     addcmul,
+    div,
+    floor_divide,
+    fmod,
+    lerp,
+    mul,
+    neg,
+    pow,
+    reciprocal,
+    remainder,
+    square,
+    sub,
+)
+from .ops.comparison import (
     allclose,
+    clamp,
+    clamp_max,
+    clamp_min,
+    equal,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    masked_fill,
+    maximum,
+    minimum,
+    where,
+)
+from .ops.copies import (
+    clone,
+)
+from .ops.indexing import (
+    gather,
+    index_add,
+    index_copy,
+    index_select,
+    masked_select,
+    narrow,
+    nonzero,
+    scatter,
+    scatter_add,
+    take,
+)
+from .ops.linalg import (
+    addmm,
+    addmv,
+    baddbmm,
+    bmm,
+    dot,
+    einsum,
+    kron,
+    matmul,
+    mm,
+    mv,
+    outer,
+)
+from .ops.logarithmic import (
+    log_softmax,
+    logsumexp,
+    softmax,
+)
+from .ops.pointwise import (
+    abs,
+    acos,
+    acosh,
     arccos,
     arccosh,
     arcsin,
@@ -138,100 +146,107 @@ from .ops.mathematic import (  # noqa: E402
     atan2,
     atanh,
     ceil,
-    clamp_max,
-    clamp_min,
+    cos,
     cosh,
-    equal,
     erf,
     erfc,
     erfinv,
+    exp,
     exp2,
     expm1,
     fix,
     floor,
-    floor_divide,
-    fmod,
     frac,
     heaviside,
     hypot,
-    isclose,
-    isfinite,
-    isinf,
-    isnan,
-    lerp,
+    log,
     log1p,
     log2,
     log10,
     logaddexp,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
     nan_to_num,
-    remainder,
+    relu,
     round,
     rsqrt,
+    sigmoid,
     sign,
+    sin,
     sinh,
-    square,
+    sqrt,
     tan,
+    tanh,
     trunc,
 )
-from .ops.reduction import (  # noqa: E402
+from .ops.reduction import (
     all,
+    amax,
+    amin,
     aminmax,
     any,
-    argsort,
+    argmax,
+    argmin,
     count_nonzero,
+    dist,
+    max,
+    mean,
+    min,
+    norm,
+    prod,
+    std,
+    std_mean,
+    sum,
+    var,
+    var_mean,
+)
+from .ops.scan import (
     cumprod,
     cumsum,
     diff,
-    dist,
     logcumsumexp,
-    median,
-    prod,
-    sort,
-    std_mean,
-    topk,
-    var_mean,
 )
-
-clip = clamp
-
-# more shape, indexing and linalg ops
-from .ops.indexing import (  # noqa: E402
-    gather,
-    index_add,
-    index_copy,
-    index_select,
-    masked_select,
-    nonzero,
-    scatter,
-    scatter_add,
-    take,
-)
-from .ops.linalg import addmm, addmv, baddbmm, einsum, kron, outer  # noqa: E402
-from .ops.shape import (  # noqa: E402
-    broadcast_to,
+from .ops.shape import (
+    cat,
+    chunk,
     diag,
-    diagonal,
     flip,
     hstack,
     meshgrid,
-    moveaxis,
-    movedim,
     roll,
-    swapaxes,
-    swapdims,
-    t,
+    split,
+    stack,
     tile,
     trace,
     tril,
     triu,
     unbind,
-    unflatten,
     vstack,
 )
+from .ops.sorting import (
+    argsort,
+    median,
+    sort,
+    topk,
+)
+from .ops.view import (
+    broadcast_to,
+    diagonal,
+    flatten,
+    moveaxis,
+    movedim,
+    permute,
+    reshape,
+    squeeze,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unflatten,
+    unsqueeze,
+)
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+
+__version__ = "0.1.0"
+clip = clamp
 
 
 def is_tensor(obj: object) -> builtins.bool:
@@ -248,8 +263,6 @@ def set_printoptions(precision: builtins.int | None = None, threshold: builtins.
                      edgeitems: builtins.int | None = None, linewidth: builtins.int | None = None,
                      **_: object) -> None:
     """Change how tensors print (precision, threshold, edgeitems, linewidth)."""
-    from . import _tensor_str
-
     for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:

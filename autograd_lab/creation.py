@@ -9,7 +9,8 @@ import numpy as np
 
 from . import dtypes
 from .dtypes import size_arg
-from .ops.inplace import fill_like, inplace
+from .ops.copies import fill_like
+from .ops.inplace import inplace
 from .random import Generator, _generator
 from .tensor import Tensor, _to_array
 

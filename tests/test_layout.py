@@ -132,3 +132,62 @@ def test_the_methods_that_hand_off_come_from_one_table():
     tensor_py = (PACKAGE / "tensor.py").read_text()
     defined = set(re.findall(r"^    def (\w+)\(", tensor_py, re.M))
     assert not defined & set(METHODS), "a method is both in tensor.py and in the table"
+
+
+def _top_level(path: Path) -> list[ast.stmt]:
+    return ast.parse(path.read_text()).body
+
+
+def _node_names() -> list[tuple[str, str]]:
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = [getattr(t, "id", None) for t in getattr(node, "targets", ())]
+            if isinstance(node, ast.Assign) and "node_name" in targets:
+                if isinstance(node.value, ast.Constant):
+                    found.append((node.value.value, path.relative_to(PACKAGE).as_posix()))
+    return found
+
+
+def test_each_node_is_implemented_once():
+    """One op, one Function: a PyTorch node name is defined by one class (the same op written twice
+    drifts apart). PyTorch's ConvolutionBackwardBackward0 is one node for two derivatives; here two."""
+    names = [name for name, _ in _node_names()]
+    twice = sorted({n for n in names if names.count(n) > 1} - {"ConvolutionBackwardBackward0"})
+    assert twice == [], [(n, p) for n, p in _node_names() if n in twice]
+    assert len(names) > 150
+
+
+def test_each_public_op_function_sits_beside_its_function():
+    """In ops/, the public function that applies a Function follows it closely (no "functional forms"
+    section at the end of a file)."""
+    far = []
+    for path in sorted((PACKAGE / "ops").glob("*.py")):
+        body = _top_level(path)
+        where = {n.name: i for i, n in enumerate(body) if isinstance(n, ast.ClassDef)}
+        for i, node in enumerate(body):
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+                continue
+            applied = {c.value.id for c in ast.walk(node)
+                       if isinstance(c, ast.Attribute) and c.attr == "apply"
+                       and isinstance(c.value, ast.Name) and c.value.id in where}
+            nearest = min((i - where[c] for c in applied if where[c] < i), default=0)
+            if nearest > 8:
+                far.append(f"{path.name}:{node.name}")
+    assert far == []
+
+
+def test_no_import_inside_a_function_but_of_an_optional_package():
+    """Imports stand at the top of each module; inside a function only optional packages
+    (graphviz, ipywidgets, PyTorch, threadpoolctl) are imported, where they are needed."""
+    optional = {"graphviz", "ipywidgets", "torch", "torch.distributed", "threadpoolctl"}
+    local = []
+    for path in PACKAGE.rglob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.ImportFrom) and (node.level or node.module not in optional):
+                        local.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+                    elif isinstance(node, ast.Import) and any(a.name not in optional for a in node.names):
+                        local.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert local == []

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..engine import grad as autograd_grad
-from ..ops import stack
+from ..ops.shape import stack
 from ..tensor import Tensor
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..creation import as_tensor, randint, randperm, tensor
-from ..ops import stack
+from ..ops.shape import stack
 from ..random import Generator, _generator
 from ..tensor import Tensor
 from .dataset import Dataset, TensorDataset

@@ -35,12 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
 from ..dtypes import Size
 from ..dtypes import legacy_type_name as _legacy_type_name
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
+from ..ops import comparison, copies, pointwise, reduction
+from ..ops.inplace import inplace as in_place
 from ..ops.promotion import binary_operands, broadcast_shape, result_dtype
 from ..tensor import Tensor
 from . import functional as _F
@@ -137,7 +138,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """``max(0, x) + negative_slope * min(0, x)`` (``LeakyReluBackward0``)."""
     _require_float(input, "leaky_relu_cpu")
     if inplace:
-        return ops.inplace(input, LeakyReluResult.apply, float(negative_slope))
+        return in_place(input, LeakyReluResult.apply, float(negative_slope))
     return LeakyRelu.apply(input, float(negative_slope))
 
 
@@ -178,9 +179,9 @@ def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
     if approximate == "tanh":
         u1 = (1 + 3 * _GELU_C * x * x) * _SQRT_2_OVER_PI
         u2 = x * (6 * _GELU_C * _SQRT_2_OVER_PI)
-        t = ops.tanh((x + _GELU_C * x * x * x) * _SQRT_2_OVER_PI)
+        t = pointwise.tanh((x + _GELU_C * x * x * x) * _SQRT_2_OVER_PI)
         return (1 - t * t) * (u1 + 0.5 * x * (u2 - 2 * t * u1 * u1))
-    return ops.exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
+    return pointwise.exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
 
 
 class Gelu(Function):
@@ -244,7 +245,7 @@ def _softplus_np(d: np.ndarray) -> np.ndarray:
 
 def _softplus_t(x: Tensor) -> Tensor:
     """log(1 + exp(x)) of tensor ops, without overflow."""
-    return ops.relu(x) + ops.log(ops.exp(-ops.abs(x)) + 1)
+    return pointwise.relu(x) + pointwise.log(pointwise.exp(-pointwise.abs(x)) + 1)
 
 
 class Silu(Function):
@@ -261,7 +262,7 @@ class Silu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        s = ops.sigmoid(x)
+        s = pointwise.sigmoid(x)
         return grad * (s * (x * (1 - s) + 1))
 
 
@@ -269,7 +270,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """Sigmoid linear unit (swish), ``x * sigmoid(x)`` (``SiluBackward0``)."""
     _require_float(input, "silu_cpu")
     if inplace:
-        return ops.inplace(input, Silu.apply)
+        return in_place(input, Silu.apply)
     return Silu.apply(input)
 
 
@@ -288,15 +289,15 @@ class Mish(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        t = ops.tanh(_softplus_t(x))
-        return grad * (t + x * ops.sigmoid(x) * (1 - t * t))
+        t = pointwise.tanh(_softplus_t(x))
+        return grad * (t + x * pointwise.sigmoid(x) * (1 - t * t))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x * tanh(softplus(x))`` (``MishBackward0``)."""
     _require_float(input, "mish_cpu")
     if inplace:
-        return ops.inplace(input, Mish.apply)
+        return in_place(input, Mish.apply)
     return Mish.apply(input)
 
 
@@ -323,7 +324,7 @@ class Elu(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (x,) = ctx.saved_tensors
         pos = _mask(x._data > 0, grad)
-        return grad * (pos + (1 - pos) * ops.exp(ops.clamp(x, None, 0)) * ctx.alpha), None
+        return grad * (pos + (1 - pos) * pointwise.exp(comparison.clamp(x, None, 0)) * ctx.alpha), None
 
 
 class EluResult(Function):
@@ -352,7 +353,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     """Exponential linear unit (``EluBackward0``; in place ``EluBackward1``)."""
     _require_float(input, "elu_cpu")
     if inplace:
-        return ops.inplace(input, EluResult.apply, float(alpha))
+        return in_place(input, EluResult.apply, float(alpha))
     return Elu.apply(input, float(alpha))
 
 
@@ -382,7 +383,7 @@ class Softplus(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         (x,) = ctx.saved_tensors
         linear = _mask(x._data * x._data.dtype.type(ctx.beta) > ctx.threshold, grad)
-        return grad * (linear + (1 - linear) * ops.sigmoid(x * ctx.beta)), None, None
+        return grad * (linear + (1 - linear) * pointwise.sigmoid(x * ctx.beta)), None, None
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
@@ -418,7 +419,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
-        return ops.inplace(input, Hardtanh.apply, min_val, max_val)
+        return in_place(input, Hardtanh.apply, min_val, max_val)
     return Hardtanh.apply(input, min_val, max_val)
 
 
@@ -726,8 +727,8 @@ class BinaryCrossEntropy(Function):
         if weight is not None:
             grad = grad * weight
         need_x, need_y = ctx.needs_input_grad[:2]
-        grad_x = grad * (x - y) / ops.clamp(x * (1 - x), 1e-12, None) if need_x else None
-        grad_y = grad * (ops.log(1 - x) - ops.log(x)) if need_y else None
+        grad_x = grad * (x - y) / comparison.clamp(x * (1 - x), 1e-12, None) if need_x else None
+        grad_y = grad * (pointwise.log(1 - x) - pointwise.log(x)) if need_y else None
         return grad_x, grad_y, None, None
 
 
@@ -772,7 +773,7 @@ def _log_sigmoid_np(d: np.ndarray) -> np.ndarray:
 
 
 def _log_sigmoid_t(x: Tensor) -> Tensor:
-    return ops.clamp(x, None, 0) - ops.log(ops.exp(-ops.abs(x)) + 1)
+    return comparison.clamp(x, None, 0) - pointwise.log(pointwise.exp(-pointwise.abs(x)) + 1)
 
 
 class BinaryCrossEntropyWithLogits(Function):
@@ -810,9 +811,9 @@ class BinaryCrossEntropyWithLogits(Function):
         if need_x:
             if pos_weight is not None:
                 pt = pos_weight * y
-                grad_x = grad * ((pt + 1 - y) * ops.sigmoid(x) - pt)
+                grad_x = grad * ((pt + 1 - y) * pointwise.sigmoid(x) - pt)
             else:
-                grad_x = grad * (ops.sigmoid(x) - y)
+                grad_x = grad * (pointwise.sigmoid(x) - y)
         if need_y:
             if pos_weight is not None:
                 grad_y = grad * (_log_sigmoid_t(-x) - _log_sigmoid_t(x) * pos_weight)
@@ -999,7 +1000,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if reduction != "batchmean":
         _F._check_reduction(reduction)
     if log_target:
-        out = ops.exp(target) * (target - input)
+        out = pointwise.exp(target) * (target - input)
     else:
         out = Xlogy.apply(*binary_operands(target, target)) - target * input
     if reduction == "mean":
@@ -1012,23 +1013,6 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
 
 
 # ---------------------------------------------------------------------------- similarity, normalize
-class ClampMin(Function):
-    node_name = "ClampMinBackward0"
-    saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, lo: float) -> Tensor:
-        ctx.save_for_backward(a)
-        ctx.lo = lo
-        _keep(ctx, min=lo)
-        return Tensor._make(np.maximum(a._data, a._data.dtype.type(lo)))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        (a,) = ctx.saved_tensors
-        return grad * _mask(a._data >= ctx.lo, grad), None
-
-
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``x1·x2 / (|x1| |x2|)`` along ``dim``, composed as PyTorch's: each input divided by its norm
     (clamped at ``eps`` outside the graph), then multiplied and summed."""
@@ -1045,7 +1029,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     dim = _wrap_dim(dim, x1.ndim)
     parts = []
     for x in (x1, x2):
-        n = ops.clone(ops.norm(x, 2, dim, True))
+        n = copies.clone(reduction.norm(x, 2, dim, True))
         np.maximum(n._data, n._data.dtype.type(eps), out=n._data)  # PyTorch's clamp_min_ under no_grad
         n._version_counter.value += 1
         parts.append(x / n)
@@ -1058,7 +1042,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
     if out is not None:
         raise NotImplementedError("autograd_lab's normalize has no out= argument")
     dim = _wrap_dim(dim, input.ndim)
-    denom = ClampMin.apply(ops.norm(input, p, dim, True), float(eps)).expand(*input.shape)
+    norm = reduction.norm(input, p, dim, True)
+    denom = comparison.ClampMinScalar.apply(norm, float(eps)).expand(*input.shape)
     return input / denom
 
 

@@ -24,11 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, ops
+from .. import dtypes
 from ..dtypes import Size
 from ..function import Function
+from ..ops import arithmetic, linalg, logarithmic, pointwise
+from ..ops.inplace import inplace as in_place
 from ..ops.promotion import binary_operands, broadcast_shape, cast
-from ..ops.shape import UnsafeView
+from ..ops.view import UnsafeView
 from ..random import _generator
 from ..tensor import Tensor
 
@@ -52,30 +54,6 @@ def _short(t: Tensor) -> str:
 
 
 # ---------------------------------------------------------------------------- linear
-class Addmm(Function):
-    """``bias + mat1 @ mat2`` as one node (``torch.addmm``); ``F.linear`` passes ``weight.t()``."""
-
-    node_name = "AddmmBackward0"
-    saved_names = ("mat1", "mat2")
-
-    @staticmethod
-    def forward(ctx: Any, bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-        (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
-        if k != k2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-        _, need_1, need_2 = ctx.needs_input_grad
-        ctx.save_for_backward(mat1 if need_2 else None, mat2 if need_1 else None)
-        return Tensor._make(cast(mat1._data @ mat2._data + bias._data, mat1, mat2, bias))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
-        mat1, mat2 = ctx.saved_tensors
-        grad_bias = grad if ctx.needs_input_grad[0] else None  # the node sums it to the bias shape
-        grad_1 = grad.mm(mat2.t()) if mat2 is not None else None
-        grad_2 = mat1.t().mm(grad) if mat1 is not None else None
-        return grad_bias, grad_1, grad_2
-
-
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """``input @ weight.T + bias`` (``torch.nn.functional.linear``).
 
@@ -99,14 +77,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is None:
         if input.ndim <= 2:
-            return ops.matmul(input, weight.t())
+            return linalg.matmul(input, weight.t())
         batch = input.shape[:-1]
-        out = ops.mm(input.reshape(-1, input.shape[-1]), weight.t())
+        out = linalg.mm(input.reshape(-1, input.shape[-1]), weight.t())
         return UnsafeView.apply(out, (*batch, weight.shape[0]))
     if input.ndim == 2:
-        return Addmm.apply(bias, input, weight.t())
+        return linalg.Addmm.apply(bias, input, weight.t(), 1, 1)
     batch = input.shape[:-1]
-    out = Addmm.apply(bias, input.reshape(-1, input.shape[-1]), weight.t())
+    out = linalg.Addmm.apply(bias, input.reshape(-1, input.shape[-1]), weight.t(), 1, 1)
     return out.view(*batch, weight.shape[0])
 
 
@@ -114,16 +92,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``max(input, 0)`` elementwise (``ReluBackward0``)."""
     if inplace:
-        return ops.inplace(input, ops.relu)
-    return ops.relu(input)
+        return in_place(input, pointwise.relu)
+    return pointwise.relu(input)
 
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002
-    return ops.tanh(input)
+    return pointwise.tanh(input)
 
 
 def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
-    return ops.sigmoid(input)
+    return pointwise.sigmoid(input)
 
 
 def _softmax_dim(name: str, ndim: int) -> int:
@@ -142,7 +120,7 @@ def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
         dim = _softmax_dim("softmax", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return ops.softmax(input, dim)
+    return logarithmic.softmax(input, dim)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:  # noqa: A002
@@ -151,7 +129,7 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
         dim = _softmax_dim("log_softmax", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return ops.log_softmax(input, dim)
+    return logarithmic.log_softmax(input, dim)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -188,8 +166,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
         keep = _generator(None).bernoulli(1.0 - p, input._data.shape)  # PyTorch's bernoulli_(1 - p)
         mask = keep.astype(dt) / dt.type(1.0 - p)
     if inplace:
-        return ops.inplace(input, ops.mul, Tensor._make(mask))
-    return ops.mul(input, Tensor._make(mask))
+        return in_place(input, arithmetic.mul, Tensor._make(mask))
+    return arithmetic.mul(input, Tensor._make(mask))
 
 
 # ---------------------------------------------------------------------------- batch norm
@@ -550,7 +528,7 @@ def cross_entropy(
     _check_class_targets(input, target)
     classes = input.shape[class_dim]
     w = _check_weight(weight, classes)
-    logp = ops.log_softmax(input, class_dim)
+    logp = logarithmic.log_softmax(input, class_dim)
     nll = _nll(logp, target, w, reduction, int(ignore_index))
     if label_smoothing == 0.0:
         return nll
@@ -574,7 +552,7 @@ def cross_entropy(
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor | None,  # noqa: A002
                                  reduction: str, label_smoothing: float, class_dim: int) -> Tensor:
     classes = input.shape[class_dim]
-    logp = ops.log_softmax(input, class_dim)
+    logp = logarithmic.log_softmax(input, class_dim)
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     terms = logp * target

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..grad_mode import no_grad
-from ..random import Generator
+from ..random import Generator, _generator
 from ..tensor import Tensor
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -75,8 +75,6 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator: Generator | None = None) -> Tensor:
     """Fill with N(mean, std²) samples redrawn until they fall in [a, b]."""
-    from ..random import _generator
-
     rng = _generator(generator)
     values = rng.normal(tensor.numel(), mean, std, np.float64).reshape(tensor.shape)
     bad = (values < a) | (values > b)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..grad_mode import no_grad
+from ..ops.shape import cat
 from ..tensor import Tensor
 
 
@@ -59,8 +60,6 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All parameters flattened and joined into one vector."""
-    from ..ops import cat
-
     return cat([p.reshape(-1) for p in parameters])
 
 

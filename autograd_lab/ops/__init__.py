@@ -1,76 +1,38 @@
-"""Differentiable operations, grouped by kind. Each is a ``Function`` with forward and backward."""
+"""Differentiable operations, by concept: each a ``Function`` (forward and backward side by side)
+with its public function right below it.
 
-from . import indexing  # gather, scatter, index_select, ...: reached as ops.indexing.<name>
-from .inplace import copy_from, fill_like, inplace, setitem, zero_like
-from .linalg import bmm, dot, matmul, mm, mv
-from .logarithmic import log_softmax, softmax
-from .mathematic import (
-    abs,
-    add,
-    clamp,
-    clone,
-    cos,
-    div,
-    exp,
-    log,
-    masked_fill,
-    maximum,
-    minimum,
-    mul,
-    neg,
-    non_differentiable,
-    pow,
-    reciprocal,
-    relu,
-    rsub,
-    sigmoid,
-    sin,
-    sqrt,
-    sub,
-    tanh,
-    to_dtype,
-    where,
-)
-from .reduction import (
-    amax,
-    amin,
-    argmax,
-    argmin,
-    logsumexp,
-    max,
-    mean,
-    min,
-    norm,
-    std,
-    sum,
-    var,
-)
-from .shape import (
-    cat,
-    chunk,
-    expand,
-    flatten,
-    getitem,
-    index_put,
-    narrow,
-    permute,
-    reshape,
-    split,
-    squeeze,
-    stack,
-    sum_to_size,
-    t,
-    transpose,
-    unsqueeze,
+============  ==================================================================================
+arithmetic    ``+ - * /``, powers, remainders, ``lerp``, ``addcmul``
+pointwise     ``exp``, ``log``, trigonometric and hyperbolic functions, ``erf``, rounding, ``atan2``
+comparison    ``clamp``, ``maximum``, ``where``, ``masked_fill``; comparisons and logic (no gradient)
+reduction     ``sum``, ``mean``, ``var``, ``max``, ``prod``, ``norm``, ``any``/``all``
+sorting       ``sort``, ``topk``, ``median``
+scan          ``cumsum``, ``cumprod``, ``logcumsumexp``, ``diff``
+logarithmic   ``softmax``, ``log_softmax``, ``logsumexp``
+view          ``reshape``, ``expand``, ``transpose``, ``squeeze``, ``diagonal``: views share memory
+shape         ``cat``, ``stack``, ``split``, ``flip``, ``roll``, ``repeat``, ``tril``, ``diag``
+indexing      ``x[key]``, ``x[key] = v``, ``gather``, ``scatter``, ``index_select``, ``masked_select``
+linalg        ``matmul``, ``mm``, ``addmm``, ``outer``, ``kron``, ``einsum``
+copies        ``to``, ``clone``, ``contiguous``, ``fill_``, ``copy_``
+inplace       in-place changes, with PyTorch's rules on leaves, views and versions
+promotion     the dtype of a result, and the argument checks every op shares
+methods       the ``Tensor`` methods that hand off to these ops: one table
+============  ==================================================================================
+"""
+
+from . import (
+    arithmetic,
+    comparison,
+    copies,
+    indexing,
+    inplace,
+    linalg,
+    logarithmic,
+    pointwise,
+    promotion,
+    reduction,
+    scan,
+    shape,
+    sorting,
     view,
 )
-
-__all__ = [
-    "abs", "add", "amax", "amin", "argmax", "argmin", "cat", "chunk", "clamp", "clone", "copy_from",
-    "cos", "div", "dot", "exp", "expand", "fill_like", "flatten", "getitem", "index_put", "inplace",
-    "bmm", "log", "log_softmax", "logsumexp", "masked_fill", "matmul", "max", "maximum", "mean", "min",
-    "minimum", "mm", "mv", "mul", "narrow", "neg", "non_differentiable", "norm", "permute", "pow",
-    "reciprocal", "relu", "reshape", "rsub", "setitem", "sigmoid", "sin", "softmax", "split", "sqrt",
-    "squeeze", "stack", "std", "sub", "sum", "sum_to_size", "t", "tanh", "to_dtype", "transpose", "unsqueeze",
-    "var", "view", "where", "zero_like",
-]

@@ -1,4 +1,5 @@
-"""Indexing with index tensors: gather, scatter, index_select, masked_select, take, index_add.
+"""Indexing: ``x[key]`` and ``x[key] = value`` (basic keys give views, index tensors copies), and the
+ops with index tensors: gather, scatter, index_select, index_add, index_copy, masked_select, take.
 
 The index tensors are data, not inputs with a gradient: they reach the ``Function`` wrapped in
 :class:`_Data`, so that the node has an edge only for each differentiable input, as in PyTorch.
@@ -8,18 +9,20 @@ written with these differentiable ops, so second derivatives work too.
 
 from __future__ import annotations
 
+import builtins
 import numbers
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
+from .copies import copy_from
 from .inplace import inplace
-from .promotion import broadcast_shape
-from .shape import Scatter
+from .promotion import as_operand, broadcast_shape
+from .view import Alias, Unsqueeze, View, _view, expand
 
 
 class _Data:
@@ -69,7 +72,230 @@ def _dim_1(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(1) if arr.ndim == 0 else arr
 
 
-# ---------------------------------------------------------------------------- gather / scatter
+# ---------------------------------------------------------------------------- x[key] and x[key] = value
+class Scatter(Function):
+    """The gradient of indexing: the gradient placed into zeros (repeated indices add up)."""
+
+    node_name = "IndexBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], key: tuple, accumulate: bool) -> Tensor:
+        ctx.key = key
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        if accumulate:
+            np.add.at(out, key, grad._data)
+        else:
+            out[key] = grad._data
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return getitem(grad, ctx.key), None, None, None
+
+
+class Select(Function):
+    node_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: int) -> Tensor:
+        ctx.shape = a._data.shape
+        ctx.key = (slice(None),) * dim + (index,)
+        return _view(a, a._data[ctx.key])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+
+
+class Slice(Function):
+    node_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, sl: slice) -> Tensor:
+        ctx.shape = a._data.shape
+        ctx.key = (slice(None),) * dim + (sl,)
+        return _view(a, a._data[ctx.key])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+
+
+def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The view ``a[..., start:start + length]`` along ``dim`` (``torch.narrow``)."""
+    return Slice.apply(a, dim, slice(start, start + length))
+
+
+def _index_part(k: Any) -> Any:
+    if isinstance(k, Tensor):
+        return k._data
+    if isinstance(k, list):
+        return np.asarray([_index_part(x) for x in k])
+    return k
+
+
+def _normalize_key(key: Any) -> tuple[tuple, bool]:
+    if not isinstance(key, tuple):
+        key = (key,)
+    key = tuple(_index_part(k) for k in key)
+    advanced = any(isinstance(k, np.ndarray) and k.ndim > 0 or isinstance(k, np.ndarray)
+                   and k.dtype == np.bool_ for k in key)
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return key, advanced
+
+
+def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
+    """Whether a basic key is made of Ellipsis and slices that each take a whole dimension."""
+    if not all(k is Ellipsis or isinstance(k, slice) for k in key):
+        return False
+    before = key.index(Ellipsis) if Ellipsis in key else len(key)
+    dims = list(range(before)) + list(range(len(shape) - (len(key) - before - 1), len(shape)))
+    parts = [k for k in key if k is not Ellipsis]
+    return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(parts, dims))
+
+
+class Index(Function):
+    """Advanced indexing (integer or boolean arrays): the result is a copy."""
+
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
+        ctx.shape, ctx.key = a._data.shape, key
+        try:
+            return Tensor._make(np.asarray(a._data[key]))
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Scatter.apply(grad, ctx.shape, ctx.key, True), None
+
+
+def getitem(a: Tensor, key: Any) -> Tensor:
+    """``a[key]``: basic indexing as a chain of Select/Slice/Unsqueeze views, as PyTorch records it;
+    integer or boolean array indices as one ``Index`` op (a copy)."""
+    if isinstance(key, slice):  # a[start:stop]: always a SliceBackward0, even when it takes all
+        if key.step is not None and key.step <= 0:
+            raise ValueError("step must be greater than zero")
+        if a.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        return Slice.apply(a, 0, key)
+    key, advanced = _normalize_key(key)
+    if advanced:
+        return Index.apply(a, key)
+    specified = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    if builtins.sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out, dim = a, 0
+    for k in key:
+        if k is None:
+            out = Unsqueeze.apply(out, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += a.ndim - specified
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
+                out = Slice.apply(out, dim, k)
+            dim += 1
+        elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
+            k = int(k)
+            size = out._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out = Select.apply(out, dim, k)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                f"valid indices (got {type(k).__name__})"
+            )
+    if out is a:  # a[...] or a[:, :]: still a new tensor, a view of a
+        return Alias.apply(a)
+    return out
+
+
+class IndexPut(Function):
+    """``t[key] = value`` on a tensor in a graph, for a basic key: PyTorch's ``CopySlices`` node."""
+
+    node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
+        out = np.array(a._data, copy=True)
+        try:
+            out[key] = value._data
+        except ValueError:
+            target = np.empty(a._data.shape)[key].shape
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
+                f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+            ) from None
+        keep = np.ones(a._data.shape, dtype=bool)
+        keep[key] = False
+        ctx.keep, ctx.key = keep, key
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        grad_a = grad * Tensor._make(ctx.keep.astype(grad._data.dtype))
+        return grad_a, getitem(grad, ctx.key), None
+
+
+class IndexPutAdvanced(IndexPut):
+    """``t[indices] = value`` with integer or boolean array indices (PyTorch's ``index_put_``)."""
+
+    node_name = "IndexPutBackward0"
+
+
+def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
+    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this).
+
+    Recorded as PyTorch records it: array indices as one ``IndexPutBackward0``; a basic key as
+    ``CopySlices`` (or, when it selects all of ``a``, a plain copy, ``CopyBackwards``), with the value
+    first brought to the selected shape as PyTorch's ``copy_to`` does (a view without its leading
+    1s, then an expand), unless it has that shape already or is 0-d.
+    """
+    key, advanced = _normalize_key(key)
+    value = as_operand(value, a._data.dtype)
+    if value._data.dtype != a._data.dtype:
+        value = value.to(a.dtype)
+    if advanced:
+        return IndexPutAdvanced.apply(a, value, key)
+    target = np.empty(a._data.shape, dtype=np.bool_)[key].shape
+    if value._data.shape != target and value._data.ndim > 0:
+        shape = value._data.shape
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        value = expand(View.apply(value, shape), target)
+    if _selects_all(a._data.shape, key):
+        return copy_from(a, value)
+    return IndexPut.apply(a, value, key)
+
+
+def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
+    """``t[key] = value`` in place.
+
+    PyTorch writes a basic key through a view of ``t`` (``t[key].copy_(value)``), so on a leaf that
+    requires grad its error speaks of a view; array keys and keys that select everything write to
+    ``t`` itself.
+    """
+    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad:
+        parts, advanced = _normalize_key(key)
+        if not advanced and not _selects_all(t._data.shape, parts):
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    return inplace(t, lambda s, v: index_put(s, key, v), value)
+
+
+# ---------------------------------------------------------------------------- gather, scatter
 def _check_gather(a: Tensor, dim: int, index: Tensor) -> None:
     idx = index._data
     if not _is_int_index(idx):
@@ -130,6 +356,14 @@ class Gather(Function):
         return ScatterAdd.apply(zeros, ctx.dim, _Data(index), grad), None, None
 
 
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0``, and so on (``torch.gather``)."""
+    index = _as_index(index)
+    d = _wrap_dim(dim, input.ndim)
+    _check_gather(input, d, index)
+    return Gather.apply(input, d, _Data(index))
+
+
 def _scatter_data(a: np.ndarray, dim: int, index: np.ndarray, src: Any, add: bool) -> np.ndarray:
     out = np.array(_dim_1(a), copy=True)
     idx = _dim_1(index)
@@ -178,32 +412,7 @@ class ScatterValue(Function):
         return ScatterValue.apply(grad, ctx.dim, _Data(index), 0), None, None, None
 
 
-class ScatterAdd(Function):
-    node_name = "ScatterAddBackward0"
-    saved_names = ("index",)
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, src: Tensor) -> Tensor:
-        ctx.dim = dim
-        ctx.save_for_backward(index.t)
-        return Tensor._make(_scatter_data(a._data, dim, index.t._data, src._data, True))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple:
-        (index,) = ctx.saved_tensors
-        need_src = ctx.needs_input_grad[3]
-        grad_src = Gather.apply(grad, ctx.dim, _Data(index)) if need_src else None
-        return grad, None, None, grad_src
-
-
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:  # noqa: A002
-    index = _as_index(index)
-    d = _wrap_dim(dim, input.ndim)
-    _check_gather(input, d, index)
-    return Gather.apply(input, d, _Data(index))
-
-
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:
     """``input`` with ``src`` (a tensor, or one number ``value``) written at ``index`` along ``dim``."""
     if reduce is not None:
@@ -235,14 +444,33 @@ def scatter_(t: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any 
     return inplace(t, lambda s: scatter(s, dim, index, src, reduce=reduce))
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+class ScatterAdd(Function):
+    node_name = "ScatterAddBackward0"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, src: Tensor) -> Tensor:
+        ctx.dim = dim
+        ctx.save_for_backward(index.t)
+        return Tensor._make(_scatter_data(a._data, dim, index.t._data, src._data, True))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        need_src = ctx.needs_input_grad[3]
+        grad_src = Gather.apply(grad, ctx.dim, _Data(index)) if need_src else None
+        return grad, None, None, grad_src
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``input`` with ``src`` added at ``index`` along ``dim``; repeats add up (``torch.scatter_add``)."""
     index = _as_index(index)
     d = _wrap_dim(dim, input.ndim)
     _check_scatter(input, d, index, src)
     return ScatterAdd.apply(input, d, _Data(index), src)
 
 
-# ---------------------------------------------------------------------------- index_select / index_add
+# ------------------------------------------------------------------------ index select, index add, index copy
 def _moved(arr: np.ndarray, dim: int) -> np.ndarray:
     return np.moveaxis(arr, dim, 0) if arr.ndim else arr.reshape(1)
 
@@ -267,56 +495,8 @@ class IndexSelect(Function):
         return IndexAdd.apply(zeros, ctx.dim, _Data(index), grad, 1), None, None
 
 
-class IndexAdd(Function):
-    node_name = "IndexAddBackward0"
-    saved_names = ("index", "source")
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor, alpha: Any) -> Tensor:
-        ctx.dim, ctx.alpha = dim, alpha
-        ctx.save_for_backward(index.t, source)
-        out = np.array(a._data, copy=True)
-        src = source._data if alpha == 1 else source._data * np.asarray(alpha, dtype=source._data.dtype)
-        np.add.at(_moved(out, dim), index.t._data.reshape(-1).astype(np.int64), _moved(src, dim))
-        return Tensor._make(out)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple:
-        index, source = ctx.saved_tensors
-        grad_src = None
-        if ctx.needs_input_grad[3]:
-            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
-            if ctx.alpha != 1:
-                grad_src = grad_src * ctx.alpha
-        return grad, None, None, grad_src, None
-
-
-class IndexCopy(Function):
-    node_name = "IndexCopyBackward0"
-    saved_names = ("index", "source")
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor) -> Tensor:
-        ctx.dim, ctx.shape = dim, a._data.shape
-        ctx.save_for_backward(index.t, source)
-        out = np.array(a._data, copy=True)
-        _moved(out, dim)[index.t._data.reshape(-1)] = _moved(source._data, dim)
-        return Tensor._make(out)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple:
-        index, source = ctx.saved_tensors
-        grad_a = grad_src = None
-        if ctx.needs_input_grad[0]:  # index_fill(dim, index, 0)
-            keep = np.ones(ctx.shape, dtype=grad._data.dtype)
-            _moved(keep, ctx.dim)[index._data.reshape(-1)] = 0
-            grad_a = grad * Tensor._make(keep)
-        if ctx.needs_input_grad[3]:
-            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
-        return grad_a, None, None, grad_src
-
-
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``input`` at ``index`` along ``dim`` (``torch.index_select``)."""
     index = _as_index(index)
     d = _wrap_dim(dim, input.ndim)
     idx = index._data
@@ -365,7 +545,32 @@ def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> None
     _check_bounds(idx, a._data.shape[dim] if a.ndim else 1, dim)
 
 
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+class IndexAdd(Function):
+    node_name = "IndexAddBackward0"
+    saved_names = ("index", "source")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor, alpha: Any) -> Tensor:
+        ctx.dim, ctx.alpha = dim, alpha
+        ctx.save_for_backward(index.t, source)
+        out = np.array(a._data, copy=True)
+        src = source._data if alpha == 1 else source._data * np.asarray(alpha, dtype=source._data.dtype)
+        np.add.at(_moved(out, dim), index.t._data.reshape(-1).astype(np.int64), _moved(src, dim))
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        index, source = ctx.saved_tensors
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
+            if ctx.alpha != 1:
+                grad_src = grad_src * ctx.alpha
+        return grad, None, None, grad_src, None
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (``torch.index_add``)."""
     index = _as_index(index)
     d = _wrap_dim(dim, input.ndim)
     _check_index_add(input, d, index, source)
@@ -377,7 +582,33 @@ def _slice_shape(shape: tuple[int, ...], dim: int) -> str:
     return " ".join(map(str, rest))
 
 
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+class IndexCopy(Function):
+    node_name = "IndexCopyBackward0"
+    saved_names = ("index", "source")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor) -> Tensor:
+        ctx.dim, ctx.shape = dim, a._data.shape
+        ctx.save_for_backward(index.t, source)
+        out = np.array(a._data, copy=True)
+        _moved(out, dim)[index.t._data.reshape(-1)] = _moved(source._data, dim)
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        index, source = ctx.saved_tensors
+        grad_a = grad_src = None
+        if ctx.needs_input_grad[0]:  # index_fill(dim, index, 0)
+            keep = np.ones(ctx.shape, dtype=grad._data.dtype)
+            _moved(keep, ctx.dim)[index._data.reshape(-1)] = 0
+            grad_a = grad * Tensor._make(keep)
+        if ctx.needs_input_grad[3]:
+            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
+        return grad_a, None, None, grad_src
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the slices at ``index`` along ``dim`` replaced by ``source`` (``torch.index_copy``)."""
     index = _as_index(index)
     d = _wrap_dim(dim, input.ndim)
     idx = index._data
@@ -415,7 +646,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return IndexCopy.apply(input, d, _Data(index), source)
 
 
-# ---------------------------------------------------------------------------- masked_select, take, put
+# ---------------------------------------------------------------------------- masked select, take, nonzero
 class MaskedSelect(Function):
     node_name = "MaskedSelectBackward0"
     saved_names = ("mask", "self")
@@ -432,6 +663,14 @@ class MaskedSelect(Function):
         mask, _ = ctx.saved_tensors
         key = (np.broadcast_to(mask._data, ctx.shape),)
         return Scatter.apply(grad, ctx.shape, key, False), None  # the node sums it back to a's shape
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where ``mask`` is True, a 1-D tensor (``torch.masked_select``)."""
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    broadcast_shape(mask._data.shape, input._data.shape)
+    return MaskedSelect.apply(input, _Data(mask))
 
 
 class Take(Function):
@@ -470,14 +709,8 @@ class Put(Function):
         return Take.apply(grad, _Data(index)), None, None
 
 
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
-    if mask._data.dtype != np.bool_:
-        raise RuntimeError("masked_select: expected BoolTensor for mask")
-    broadcast_shape(mask._data.shape, input._data.shape)
-    return MaskedSelect.apply(input, _Data(mask))
-
-
-def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of ``input`` at flat positions ``index`` (``torch.take``)."""
     index = _as_index(index)
     idx = index._data
     if idx.dtype != np.int64:
@@ -492,13 +725,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     return Take.apply(input, _Data(index))
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor per dim."""
     arr = input._data
     if as_tuple:
         return tuple(Tensor._make(np.asarray(i, dtype=np.int64)) for i in np.nonzero(_dim_1(arr)))
     return Tensor._make(np.argwhere(arr).astype(np.int64))
-
-
-__all__ = ["gather", "index_add", "index_copy", "index_select", "masked_select", "nonzero", "scatter",
-           "scatter_add", "take"]

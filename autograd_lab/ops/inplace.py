@@ -27,79 +27,9 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..function import Function, Node, gradient_edge
 from ..tensor import Tensor
-from .promotion import as_operand
-from .shape import _normalize_key, _selects_all, index_put
 
 
-class Zero(Function):
-    node_name = "ZeroBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor) -> Tensor:
-        return Tensor._make(np.zeros_like(a._data))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad * 0
-
-
-class Fill(Function):
-    node_name = "FillBackward2"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, value: Any) -> Tensor:
-        return Tensor._make(np.array(np.broadcast_to(np.asarray(value, dtype=a._data.dtype),
-                                                     a._data.shape)))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return grad * 0, None
-
-
-class Copy(Function):
-    node_name = "CopyBackwards"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, src: Tensor) -> Tensor:
-        try:
-            out = np.broadcast_to(src._data, a._data.shape)
-        except ValueError:
-            raise RuntimeError(
-                f"The size of tensor a ({a._data.shape[-1] if a._data.ndim else 1}) must match the "
-                f"size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
-                "non-singleton dimension 0"
-            ) from None
-        return Tensor._make(np.array(out, dtype=a._data.dtype))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad * 0, grad  # the node sums the gradient back to src's shape and dtype
-
-
-def zero_like(a: Tensor) -> Tensor:
-    return Zero.apply(a)
-
-
-def fill_like(a: Tensor, value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        value = value._data
-    return Fill.apply(a, value)
-
-
-def fill_(t: Tensor, value: Any) -> Tensor:
-    """``t.fill_(value)``: every element of ``t`` set to ``value`` (a number or a 0-d tensor), in place."""
-    return inplace(t, lambda s: fill_like(s, value))
-
-
-def copy_from(a: Tensor, src: Any) -> Tensor:
-    return Copy.apply(a, as_operand(src, a._data.dtype))
-
-
-def _shape(s: tuple) -> str:
-    return "[" + ", ".join(map(str, s)) + "]"
-
-
-# ---------------------------------------------------------------------------- views
+# --------------------------------------------------------------------------- views of a base changed in place
 class AsStrided(Function):
     """The elements of ``a`` at the flat positions ``index``: how a view reads its base."""
 
@@ -221,6 +151,7 @@ def _move_retained(t: Tensor, node: Node) -> None:
             node._retained[0] = ref
 
 
+# ---------------------------------------------------------------------------- in place
 NO_GRAD_VIEW_MESSAGE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
     "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
@@ -275,7 +206,6 @@ def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
                 s.producer = weakref.ref(t.grad_fn)
 
 
-# ---------------------------------------------------------------------------- in place
 def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Apply ``op(t, *args, **kwargs)`` and store the result in ``t`` itself; returns ``t``.
 
@@ -305,22 +235,6 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     return t
 
 
-def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
-    """``t[key] = value`` in place.
-
-    PyTorch writes a basic key through a view of ``t`` (``t[key].copy_(value)``), so on a leaf that
-    requires grad its error speaks of a view; array keys and keys that select everything write to
-    ``t`` itself.
-    """
-    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad:
-        parts, advanced = _normalize_key(key)
-        if not advanced and not _selects_all(t._data.shape, parts):
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
-            )
-    return inplace(t, lambda s, v: index_put(s, key, v), value)
-
-
 def _write(t: Tensor, values: np.ndarray) -> None:
     if values.shape != t._data.shape:
         raise RuntimeError(
@@ -344,3 +258,7 @@ def _write(t: Tensor, values: np.ndarray) -> None:
 def _legacy(d: np.dtype) -> str:
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
             "int32": "Int", "bool": "Bool", "uint8": "Byte"}.get(dtypes.from_numpy_dtype(d).name, str(d))
+
+
+def _shape(s: tuple) -> str:
+    return "[" + ", ".join(map(str, s)) + "]"

@@ -1,4 +1,5 @@
-"""Matrix products: ``matmul`` dispatches by rank to dot, mv, mm or a batched product.
+"""Matrix products: ``matmul`` dispatches by rank to dot, mv, mm or a batched product; addmm and its
+kin; outer, kron, einsum.
 
 For ``C = A @ B`` the vector-Jacobian products are ``dA = dC @ B^T`` and ``dB = A^T @ dC``.
 """
@@ -9,10 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import cpp_type_name, scalar_type_name
+from ..dtypes import cpp_type_name, from_numpy_dtype, scalar_type_name
 from ..function import Function
+from ..grad_mode import no_grad
 from ..tensor import Tensor
-from .promotion import cast
+from .arithmetic import mul
+from .inplace import inplace
+from .promotion import broadcast_shape, cast, result_dtype
+from .view import SqueezeInplace, UnsafeView, diagonal, expand, reshape
 
 
 def _check_same_dtype(a: Tensor, b: Tensor, kernel: str) -> None:
@@ -34,26 +39,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, kernel: str) -> None:
     raise RuntimeError(message)
 
 
-class Mm(Function):
-    node_name = "MmBackward0"
-    saved_names = ("self", "mat2")
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        _check_same_dtype(a, b, "mm")
-        (n, k), (k2, m) = a._data.shape, b._data.shape
-        if k != k2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-        need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        return Tensor._make(cast(a._data @ b._data, a, b))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
-        return (grad.mm(b.t()) if b is not None else None), (a.t().mm(grad) if a is not None else None)
-
-
+# ---------------------------------------------------------------------------- dot, mv, mm, bmm, matmul
 class Dot(Function):
     node_name = "DotBackward0"
     saved_names = ("self", "tensor")
@@ -76,6 +62,15 @@ class Dot(Function):
         return grad * b, grad * a
 
 
+def dot(a: Tensor, other: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors (``torch.dot``)."""
+    if a.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {a.ndim}D and {other.ndim}D tensors"
+        )
+    return Dot.apply(a, other)
+
+
 class Mv(Function):
     node_name = "MvBackward0"
     saved_names = ("self", "vec")
@@ -95,6 +90,45 @@ class Mv(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, v = ctx.saved_tensors
         return grad.unsqueeze(1) * v.unsqueeze(0), a.t().matmul(grad)
+
+
+def mv(a: Tensor, vec: Tensor) -> Tensor:
+    """Matrix times vector (``torch.mv``)."""
+    if a.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {vec.ndim}")
+    if a._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x"
+                           f"{a._data.shape[1]}), vec ({vec._data.shape[0]})")
+    return Mv.apply(a, vec)
+
+
+class Mm(Function):
+    node_name = "MmBackward0"
+    saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        _check_same_dtype(a, b, "mm")
+        (n, k), (k2, m) = a._data.shape, b._data.shape
+        if k != k2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        return Tensor._make(cast(a._data @ b._data, a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        return (grad.mm(b.t()) if b is not None else None), (a.t().mm(grad) if a is not None else None)
+
+
+def mm(a: Tensor, other: Tensor) -> Tensor:
+    """Matrix times matrix (``torch.mm``)."""
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if other.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return Mm.apply(a, other)
 
 
 class Bmm(Function):
@@ -123,36 +157,12 @@ class Bmm(Function):
 
 
 def bmm(a: Tensor, other: Tensor) -> Tensor:
+    """A batch of matrix products, ``(b, n, k) @ (b, k, m)`` (``torch.bmm``)."""
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if other.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     return Bmm.apply(a, other)
-
-
-def mv(a: Tensor, vec: Tensor) -> Tensor:
-    if a.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {vec.ndim}")
-    if a._data.shape[1] != vec._data.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x"
-                           f"{a._data.shape[1]}), vec ({vec._data.shape[0]})")
-    return Mv.apply(a, vec)
-
-
-def mm(a: Tensor, other: Tensor) -> Tensor:
-    if a.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if other.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    return Mm.apply(a, other)
-
-
-def dot(a: Tensor, other: Tensor) -> Tensor:
-    if a.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {a.ndim}D and {other.ndim}D tensors"
-        )
-    return Dot.apply(a, other)
 
 
 def matmul(a: Any, other: Any) -> Tensor:
@@ -181,8 +191,6 @@ def matmul(a: Any, other: Any) -> Tensor:
     if da == 2 and db == 1:
         return Mv.apply(a, other)
     if da == 1 and db == 2:
-        from .shape import SqueezeInplace
-
         return SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), other), (0,))
     if da == 2 and db == 2:
         return Mm.apply(a, other)
@@ -231,8 +239,6 @@ def _torch_strides(t: Tensor) -> list[int]:
 
 
 def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
-    from .shape import UnsafeView, reshape
-
     transpose = b.ndim > a.ndim
     t1 = b.mT if transpose else a
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
@@ -245,9 +251,6 @@ def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
-    from .promotion import broadcast_shape
-    from .shape import UnsafeView, expand, reshape
-
     da, db = a.ndim, b.ndim
     n, m1 = (a._data.shape[-2] if da > 1 else 1), a._data.shape[-1]
     m2, p = (b._data.shape[-2] if db > 1 else b._data.shape[0]), (b._data.shape[-1] if db > 1 else 1)
@@ -263,13 +266,22 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     return UnsafeView.apply(out.squeeze(-1) if db == 1 else out, shape)
 
 
-# ---------------------------------------------------------------------------- more products
+# ------------------------------------------------------ addmm, addmv, baddbmm: beta * input + alpha * product
 def _scaled(t: Tensor, factor: Any) -> Tensor:
     return t if factor == 1 else t * factor
 
 
 def _type(t: Tensor) -> str:
     return scalar_type_name(t._data.dtype)
+
+
+def _combine(a: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.ndarray:
+    """``beta * a + alpha * prod`` in the product's shape and dtype; ``beta == 0`` ignores ``a`` (nan too)."""
+    dt = prod.dtype
+    out = prod if alpha == 1 else prod * np.asarray(alpha, dtype=dt)
+    if beta != 0:
+        out = out + (a if beta == 1 else a * np.asarray(beta, dtype=dt))
+    return np.array(np.broadcast_to(out, prod.shape), dtype=dt)
 
 
 class Addmm(Function):
@@ -280,6 +292,7 @@ class Addmm(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, m1: Tensor, m2: Tensor, beta: Any, alpha: Any) -> Tensor:
+        _check_product(m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
         _, need_m1, need_m2, _, _ = ctx.needs_input_grad
         ctx.save_for_backward(m1 if need_m2 else None, m2 if need_m1 else None)
@@ -291,6 +304,31 @@ class Addmm(Function):
         return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
                 _scaled(grad.mm(m2.t()), ctx.alpha) if m2 is not None else None,
                 _scaled(m1.t().mm(grad), ctx.alpha) if m1 is not None else None, None, None)
+
+
+def _check_product(mat1: Tensor, mat2: Tensor) -> None:
+    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` as one node (``torch.addmm``)."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_type(input)} and {_type(mat2)}"
+        )
+    if mat1._data.dtype != mat2._data.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_type(mat1)} and {_type(mat2)}"
+        )
+    _check_product(mat1, mat2)
+    with no_grad():  # PyTorch's message when input does not broadcast
+        expand(Tensor._make(input._data), (mat1._data.shape[0], mat2._data.shape[1]))
+    return Addmm.apply(input, mat1, mat2, beta, alpha)
 
 
 class Addmv(Function):
@@ -312,6 +350,20 @@ class Addmv(Function):
                 _scaled(mat.t().mv(grad), ctx.alpha) if mat is not None else None, None, None)
 
 
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)`` as one node (``torch.addmv``)."""
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    n, k = mat._data.shape
+    in_size = input._data.shape[0] if input.ndim else 1
+    if k != vec._data.shape[0] or in_size not in (1, n):
+        raise RuntimeError(f"size mismatch, got input ({in_size}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
+    if not input._data.dtype == mat._data.dtype == vec._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_type(input)}, "
+                           f"{_type(mat)}, and {_type(vec)}")
+    return Addmv.apply(input, mat, vec, beta, alpha)
+
+
 class Baddbmm(Function):
     node_name = "BaddbmmBackward0"
     saved_names = ("batch1", "batch2")
@@ -331,53 +383,8 @@ class Baddbmm(Function):
                 _scaled(bmm(b1.mT, grad), ctx.alpha) if b1 is not None else None, None, None)
 
 
-def _combine(a: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.ndarray:
-    """``beta * a + alpha * prod`` in the product's shape and dtype; ``beta == 0`` ignores ``a`` (nan too)."""
-    dt = prod.dtype
-    out = prod if alpha == 1 else prod * np.asarray(alpha, dtype=dt)
-    if beta != 0:
-        out = out + (a if beta == 1 else a * np.asarray(beta, dtype=dt))
-    return np.array(np.broadcast_to(out, prod.shape), dtype=dt)
-
-
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
-    from .shape import expand
-
-    for name, m in (("mat1", mat1), ("mat2", mat2)):
-        if m.ndim != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
-    if input._data.dtype != mat2._data.dtype:
-        raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_type(input)} and {_type(mat2)}"
-        )
-    if mat1._data.dtype != mat2._data.dtype:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_type(mat1)} and {_type(mat2)}"
-        )
-    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
-    if k != k2:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    with _no_grad():
-        expand(Tensor._make(input._data), (n, m))  # PyTorch's message when input does not broadcast
-    return Addmm.apply(input, mat1, mat2, beta, alpha)
-
-
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
-    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
-    n, k = mat._data.shape
-    in_size = input._data.shape[0] if input.ndim else 1
-    if k != vec._data.shape[0] or in_size not in (1, n):
-        raise RuntimeError(f"size mismatch, got input ({in_size}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
-    if not input._data.dtype == mat._data.dtype == vec._data.dtype:
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_type(input)}, "
-                           f"{_type(mat)}, and {_type(vec)}")
-    return Addmv.apply(input, mat, vec, beta, alpha)
-
-
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
-    from .shape import expand
-
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` as one node (``torch.baddbmm``)."""
     if batch1.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.ndim != 3:
@@ -388,7 +395,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
             f"Expected size for first two dimensions of batch2 tensor to be: [{nb}, {m}] but got: "
             f"[{nb2}, {m2}]."
         )
-    with _no_grad():
+    with no_grad():
         expand(Tensor._make(input._data), (nb, n, p))
     if not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type_name(input._data.dtype)}, "
@@ -398,23 +405,24 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 
 
 def addmm_(t: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``t.addmm_(mat1, mat2)``: :func:`addmm` written into ``t``."""
     return _inplace_product(t, addmm, (mat1._data.shape[0], mat2._data.shape[-1]), mat1, mat2, beta, alpha)
 
 
 def addmv_(t: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``t.addmv_(mat, vec)``: :func:`addmv` written into ``t``."""
     return _inplace_product(t, addmv, (mat._data.shape[0],), mat, vec, beta, alpha)
 
 
 def baddbmm_(t: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``t.baddbmm_(batch1, batch2)``: :func:`baddbmm` written into ``t``."""
     shape = (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[-1])
     return _inplace_product(t, baddbmm, shape, batch1, batch2, beta, alpha)
 
 
 def _inplace_product(t: Tensor, fn: Any, shape: tuple, x: Tensor, y: Tensor, beta: Any, alpha: Any) -> Tensor:
-    from .inplace import inplace
-
     if t._data.shape != shape and x.ndim >= 1 and y.ndim >= 1:
-        with _no_grad():
+        with no_grad():
             fn(Tensor._make(t._data), Tensor._make(x._data), Tensor._make(y._data), beta=beta, alpha=alpha)
         raise RuntimeError(
             f"Bad in-place call: input tensor size [{', '.join(map(str, t._data.shape))}] and output tensor "
@@ -423,16 +431,9 @@ def _inplace_product(t: Tensor, fn: Any, shape: tuple, x: Tensor, y: Tensor, bet
     return inplace(t, lambda s, a, b: fn(s, a, b, beta=beta, alpha=alpha), x, y)
 
 
-def _no_grad() -> Any:
-    from ..grad_mode import no_grad
-
-    return no_grad()
-
-
-def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
-    from .mathematic import mul
-    from .shape import reshape
-
+# ---------------------------------------------------------------------------- outer, kron
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two 1-D tensors, ``input[:, None] * vec2`` (``torch.outer``)."""
     if input.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
     if vec2.ndim != 1:
@@ -440,10 +441,8 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
     return mul(reshape(input, (-1, 1)), vec2)
 
 
-def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product, built as PyTorch builds it: two reshapes, a product, a reshape."""
-    from .mathematic import mul
-    from .shape import UnsafeView
 
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + tuple(input._data.shape)
@@ -530,8 +529,6 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     """Sums of products over labelled dimensions (``torch.einsum``), with repeated labels
     (diagonals), ellipsis and broadcasting; recorded as diagonal/expand/sum views and one
     ``EinsumBackward0`` node (PyTorch records permute/reshape/bmm nodes instead)."""
-    from .promotion import result_dtype
-    from .shape import diagonal, expand
 
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -653,6 +650,4 @@ def einsum(equation: str, *operands: Any) -> Tensor:
 
 
 def _dtype_of(np_dtype: np.dtype) -> Any:
-    from ..dtypes import from_numpy_dtype
-
     return from_numpy_dtype(np_dtype)

@@ -1,4 +1,5 @@
-"""Softmax and log-softmax, computed stably (the maximum is subtracted before exponentiating)."""
+"""Softmax, log-softmax and logsumexp, computed stably (the maximum is subtracted before
+exponentiating)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ..dtypes import scalar_type_name
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
+from .reduction import _dims, _expand_back
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
@@ -19,6 +21,13 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     m = np.where(np.isfinite(m), m, 0)
     shifted = x - m
     return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+
+
+def _float_input(a: Tensor, name: str) -> None:
+    if a._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"{name}_lastdim_kernel_impl" not implemented for \'{scalar_type_name(a._data.dtype)}\''
+        )
 
 
 class Softmax(Function):
@@ -38,6 +47,12 @@ class Softmax(Function):
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
 
 
+def softmax(a: Tensor, dim: int) -> Tensor:
+    """``exp(a) / sum(exp(a))`` along ``dim``, computed stably (``torch.softmax``)."""
+    _float_input(a, "softmax")
+    return Softmax.apply(a, _wrap_dim(dim, a.ndim))
+
+
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
     saved_names = ("result",)
@@ -55,18 +70,36 @@ class LogSoftmax(Function):
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
-def _float_input(a: Tensor, name: str) -> None:
-    if a._data.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"{name}_lastdim_kernel_impl" not implemented for \'{scalar_type_name(a._data.dtype)}\''
-        )
-
-
-def softmax(a: Tensor, dim: int) -> Tensor:
-    _float_input(a, "softmax")
-    return Softmax.apply(a, _wrap_dim(dim, a.ndim))
-
-
 def log_softmax(a: Tensor, dim: int) -> Tensor:
+    """``a - logsumexp(a)`` along ``dim``, computed stably (``torch.log_softmax``)."""
     _float_input(a, "log_softmax")
     return LogSoftmax.apply(a, _wrap_dim(dim, a.ndim))
+
+
+class Logsumexp(Function):
+    node_name = "LogsumexpBackward0"
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        x = a._data
+        m = np.max(x, axis=dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        if not keepdim:
+            out = np.squeeze(out, axis=dims)
+        result = Tensor._make(np.asarray(out, dtype=x.dtype))
+        ctx.save_for_backward(a, result)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return result
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        a, out = ctx.saved_tensors
+        out_k = _expand_back(out, a._data.shape, ctx.dims, ctx.keepdim)
+        return _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim) * (a - out_k).exp(), None, None
+
+
+def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(a)))`` over ``dim``, computed stably (``torch.logsumexp``)."""
+    return Logsumexp.apply(a, _dims(dim, a._data.ndim), keepdim)

@@ -1,4 +1,5 @@
-"""Type promotion and operands: which dtype a result gets, as PyTorch decides it.
+"""Type promotion and operands: which dtype a result gets, as PyTorch decides it; and the checks
+every op shares (argument errors, IEEE quiet, constants outside the graph).
 
 PyTorch ranks operands: tensors with dimensions, then zero-dimensional tensors, then Python numbers.
 A lower-ranked operand changes the result's dtype only when it is of a higher *category*
@@ -124,3 +125,67 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
             )
         out.append(sa if sb == 1 else sb)
     return tuple(reversed(out))
+
+
+# ------------------------------------------------------------------------- argument checks, shared by the ops
+def _quiet() -> np.errstate:
+    """IEEE results (inf, nan) are values, not warnings, as in PyTorch."""
+    return np.errstate(over="ignore", divide="ignore", invalid="ignore")
+
+
+def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
+    try:
+        return fn(a._data, b._data)
+    except ValueError:
+        broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
+        raise
+
+
+def _const(arr: np.ndarray) -> Tensor:
+    """A tensor outside the graph (masks, signs): its derivative is zero."""
+    return Tensor._make(np.asarray(arr))
+
+
+def _floating(x: np.ndarray) -> np.ndarray:
+    """Integer inputs of float functions (exp, log, ...) give the default float dtype."""
+    return x if x.dtype.kind == "f" else x.astype(dtypes.get_default_dtype().np)
+
+
+def _need_tensors(name: str, method: bool, *named: tuple[str, Any]) -> None:
+    """PyTorch's argument parser: these arguments must be tensors (positions count from 1 for
+    ``torch.fn(input, ...)``, from 1 after ``self`` for methods)."""
+    for pos, (arg, value) in enumerate(named, start=0 if method else 1):
+        if method and pos == 0:
+            continue
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def _invalid_combination(name: str, args: tuple, signatures: list[str]) -> TypeError:
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    lines = "".join(f" * ({s})\n" for s in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                     f"one of:\n{lines}")
+
+
+def _not_implemented(kernel: str, dtype: np.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.scalar_type_name(dtype)}\'')
+
+
+def _check_broadcast(*tensors: Tensor) -> tuple[int, ...]:
+    shape: tuple[int, ...] = ()
+    for t in tensors:
+        shape = broadcast_shape(shape, t._data.shape)
+    return shape
+
+
+def _float_result(*operands: Any) -> np.dtype:
+    """The promoted dtype, the default float dtype when that is integral (atan2's rule)."""
+    dt = result_dtype(*operands)
+    return dt if dt.kind == "f" else dtypes.get_default_dtype().np
+
+
+def _needing_grad(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """PyTorch's NotImplemented node has edges to the inputs that require grad only."""
+    return tuple(t for t in tensors if t.requires_grad)

@@ -19,6 +19,7 @@ from itertools import chain
 from typing import Any
 
 from ..dtypes import legacy_type_name
+from ..grad_mode import enable_grad
 from ..tensor import Tensor, _clear_grad
 
 
@@ -131,8 +132,6 @@ class Optimizer:
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
-        from ..grad_mode import enable_grad
-
         with enable_grad():
             return closure()
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .reduce_op import ReduceOp, as_reduce_op, check_dtype
+from .torch_backend import TorchBackend
 
 _NOT_INITIALIZED = (
     "Default process group has not been initialized, please make sure to call init_process_group."
@@ -89,8 +90,6 @@ def init_process_group(
     if _backend is not None:
         raise RuntimeError("trying to initialize the default process group twice!")
     if backend in ("gloo", "torch"):
-        from .torch_backend import TorchBackend
-
         _backend = TorchBackend(rank=rank, world_size=world_size, timeout=timeout)
     elif backend == "local":
         if world_size not in (None, 1) or rank not in (None, 0):

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import group
 from .local import LocalGroup
+from .torch_backend import TorchBackend, _torch
 
 DEFAULT_BUFFER_BYTES = 16 * 2**20
 
@@ -50,8 +51,6 @@ class _TorchGroup:
         os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(self.port), RANK=str(rank),
                           WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank),
                           LOCAL_WORLD_SIZE=str(world_size))
-        from .torch_backend import TorchBackend
-
         return TorchBackend(rank=rank, world_size=world_size, timeout=timeout)
 
     def unlink(self) -> None:
@@ -102,8 +101,6 @@ def launch(
     if backend == "local":
         setup: Any = LocalGroup.create(world_size, buffer_bytes, ctx)
     elif backend in ("gloo", "torch"):
-        from .torch_backend import _torch
-
         _torch()  # fail here, once, if PyTorch is missing
         setup = _TorchGroup()
     else:

@@ -22,7 +22,7 @@ from typing import Any
 from ... import dtypes
 from ...dtypes import legacy_type_name
 from ...grad_mode import no_grad
-from ...ops.mathematic import to_target_dtype
+from ...ops.copies import to_target_dtype
 from ...tensor import RemovableHandle, Tensor, _clear_grad
 from ..parameter import Parameter
 

@@ -1,0 +1,568 @@
+"""Arithmetic: ``+ - * /``, powers, remainders, ``lerp``, ``addcmul``; one ``Function`` per op,
+its public function right below it.
+
+Backward formulas are written with tensor operations, so that ``create_graph=True`` records the graph
+of the derivative itself (second derivatives). A gradient is returned in the *output's* shape; the
+node sums it back to each input's shape (:mod:`autograd_lab.function`), so broadcasting appears in
+none of the formulas below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..function import Function
+from ..tensor import Tensor
+from .comparison import where
+from .pointwise import NotImplementedBackward, log
+from .promotion import (
+    _binary,
+    _check_broadcast,
+    _const,
+    _invalid_combination,
+    _need_tensors,
+    _needing_grad,
+    _not_implemented,
+    _quiet,
+    as_operand,
+    binary_operands,
+    cast,
+    result_dtype,
+)
+
+
+# ---------------------------------------------------------------------------- + - * /
+class Add(Function):
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        return Tensor._make(cast(_binary(np.add, a, b), a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad, grad
+
+
+def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``a + alpha * other`` (``torch.add``)."""
+    return Add.apply(*binary_operands(a, other if alpha == 1 else mul(other, alpha)))
+
+
+def _check_no_bool_subtraction(a: Any, b: Any) -> None:
+    """PyTorch refuses ``-`` on bools (a mask is inverted with ``~``)."""
+    def is_bool(x: Any) -> bool:
+        return isinstance(x, (bool, np.bool_)) or isinstance(x, Tensor) and x._data.dtype == np.bool_
+
+    if is_bool(a) and is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if is_bool(a) or is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+class Sub(Function):
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        return Tensor._make(cast(_binary(np.subtract, a, b), a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad, -grad
+
+
+def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``a - alpha * other`` (``torch.sub``)."""
+    other = other if alpha == 1 else mul(other, alpha)
+    _check_no_bool_subtraction(a, other)
+    return Sub.apply(*binary_operands(a, other))
+
+
+class Rsub(Function):
+    """``number - tensor``."""
+
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
+        return Tensor._make(cast(np.subtract(number, a._data), a, number))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return -grad, None
+
+
+def rsub(a: Tensor, other: Any) -> Tensor:
+    """``other - a`` (PyTorch's ``rsub``)."""
+    _check_no_bool_subtraction(other, a)
+    if isinstance(other, (int, float, bool, np.number)):
+        return Rsub.apply(a, other)
+    return sub(as_operand(other, a._data.dtype), a)
+
+
+class Mul(Function):
+    node_name = "MulBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        return Tensor._make(cast(_binary(np.multiply, a, b), a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        return (grad * b if b is not None else None), (grad * a if a is not None else None)
+
+
+def mul(a: Any, other: Any) -> Tensor:
+    """``a * other``, elementwise with broadcasting (``torch.mul``)."""
+    return Mul.apply(*binary_operands(a, other))
+
+
+class Div(Function):
+    node_name = "DivBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        with _quiet():
+            out = _binary(np.true_divide, a, b)
+        want = result_dtype(a, b)
+        if want.kind != "f":
+            want = dtypes.get_default_dtype().np
+        return Tensor._make(out.astype(want, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        a, b = ctx.saved_tensors
+        grad_b = -grad * a / (b * b) if a is not None else None
+        return grad / b, grad_b
+
+
+def div(a: Any, other: Any) -> Tensor:
+    """``a / other``, a floating point result (``torch.div``)."""
+    return Div.apply(*binary_operands(a, other))
+
+
+def rtruediv(a: Tensor, other: Any) -> Tensor:
+    """``other / a``, recorded as PyTorch records it: ``a.reciprocal() * other``."""
+    return mul(reciprocal(a), other)
+
+
+class Neg(Function):
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        return Tensor._make(np.negative(a._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return -grad
+
+
+def neg(a: Tensor) -> Tensor:
+    """``-a`` (``torch.neg``)."""
+    return Neg.apply(a)
+
+
+class Reciprocal(Function):
+    node_name = "ReciprocalBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(dtypes.get_default_dtype().np)
+        with _quiet():
+            out = Tensor._make(np.reciprocal(data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return -grad * out * out
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    """``1 / a``, a floating point result (``torch.reciprocal``)."""
+    return Reciprocal.apply(a)
+
+
+# ---------------------------------------------------------------------------- powers
+class PowScalar(Function):
+    """``tensor ** number``."""
+
+    node_name = "PowBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, exponent: Any) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        with _quiet():
+            return Tensor._make(cast(np.power(a._data, exponent), a, exponent))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (a,) = ctx.saved_tensors
+        p = ctx.exponent
+        if p == 0:
+            return grad * 0.0, None
+        return grad * p * a ** (p - 1), None
+
+
+class PowTensor(Function):
+    """``tensor ** tensor``."""
+
+    node_name = "PowBackward1"
+    saved_names = ("self", "exponent", "result")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        out = Tensor._make(cast(_binary(np.power, a, b), a, b))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b, out = ctx.saved_tensors
+        # d(a^b)/da = b a^(b-1), taken as 0 where b == 0 (PyTorch's rule; 0 * 0^-1 would be NaN)
+        grad_a = where(_const(b._data == 0), 0.0, grad * b * a ** (b - 1))
+        # d(a^b)/db = a^b log(a); PyTorch takes it as 0 where a == 0 and b >= 0
+        safe = where(_const((a._data == 0) & (b._data >= 0)), 1.0, a)
+        grad_b = grad * where(_const((a._data == 0) & (b._data >= 0)), 0.0, out * log(safe))
+        return grad_a, grad_b
+
+
+class RpowScalar(Function):
+    """``number ** tensor``."""
+
+    node_name = "PowBackward2"
+    saved_names = ("exponent", "result")
+
+    @staticmethod
+    def forward(ctx: Any, base: Any, b: Tensor) -> Tensor:
+        with _quiet():
+            out = Tensor._make(cast(np.power(base, b._data), b, base))
+        if out._data.dtype.kind != "f":
+            out = Tensor._make(out._data)
+        ctx.save_for_backward(b, out)
+        ctx.base = base
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
+        b, out = ctx.saved_tensors
+        if ctx.base == 0:  # d(0^b)/db: 0 where b >= 0 (PyTorch's rule), else 0^b log 0 = NaN
+            return None, grad * _const(np.where(b._data >= 0, 0.0, np.nan).astype(grad._data.dtype))
+        log_base = float(np.log(ctx.base)) if ctx.base > 0 else float("nan")
+        return None, grad * out * log_base
+
+
+def pow(a: Any, exponent: Any) -> Tensor:
+    """``a ** exponent``: tensor or number base, tensor or number exponent (``torch.pow``)."""
+    if isinstance(exponent, Tensor) and result_dtype(a, exponent) == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if (isinstance(a, Tensor) and a._data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer))
+            and not isinstance(exponent, bool) and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if not isinstance(a, Tensor):
+        return RpowScalar.apply(a, exponent)
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(a, exponent)
+    return PowScalar.apply(a, exponent)
+
+
+def square(a: Tensor) -> Tensor:
+    """``a ** 2`` (PowBackward0, as in PyTorch); bools square to int64."""
+    if a._data.dtype == np.bool_:
+        a = Tensor._make(a._data.astype(np.int64))
+    return pow(a, 2)
+
+
+# ---------------------------------------------------------------------------- remainder, fmod, floor divide
+def _fmod_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu" and np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with _quiet():
+        return np.fmod(x, y)
+
+
+def _remainder_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's remainder: fmod, moved by y when the signs differ (the result has y's sign)."""
+    if x.dtype.kind in "iu":
+        if np.any(y == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return np.remainder(x, y)
+    with _quiet():
+        mod = np.fmod(x, y)
+        return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
+
+
+def _floor_divide_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        if np.any(y == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return np.floor_divide(x, y)
+    with _quiet():
+        return np.where(y == 0, x / y, np.floor_divide(x, y))
+
+
+class _ModTensor(Function):
+    """remainder/fmod with a tensor divisor: d/d(other) is -quotient (floored or truncated)."""
+
+    saved_names = ("self", "other")
+    values = staticmethod(_fmod_values)
+    quotient = staticmethod(np.trunc)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        need_b = ctx.needs_input_grad[1]
+        ctx.save_for_backward(a if need_b else None, b if need_b else None)
+        dt = result_dtype(a, b)
+        return Tensor._make(np.asarray(cls.values(a._data.astype(dt), b._data.astype(dt))))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        a, b = ctx.saved_tensors
+        if a is None:
+            return grad, None
+        with _quiet():
+            q = cls.quotient(a._data / b._data).astype(grad._data.dtype)
+        return grad, -grad * _const(q)
+
+
+class _ModScalar(Function):
+    values = staticmethod(_fmod_values)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, number: Any) -> Tensor:
+        dt = result_dtype(a, number)
+        return Tensor._make(np.asarray(cls.values(a._data.astype(dt), np.asarray(number).astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+
+class RemainderTensor(_ModTensor):
+    node_name = "RemainderBackward1"
+    values = staticmethod(_remainder_values)
+    quotient = staticmethod(np.floor)
+
+
+class RemainderScalar(_ModScalar):
+    node_name = "RemainderBackward0"
+    values = staticmethod(_remainder_values)
+
+
+def _no_bool(kernel: str, *operands: Any) -> None:
+    dt = result_dtype(*operands)
+    if dt == np.bool_:
+        raise _not_implemented(kernel, dt)
+
+
+def remainder(a: Any, other: Any) -> Tensor:
+    """``a % other`` with the sign of ``other``, Python's modulo (``torch.remainder``)."""
+    _no_bool("remainder_cpu", a, other)
+    if not isinstance(a, Tensor):  # remainder(number, tensor): no derivative in PyTorch
+        dt = result_dtype(a, other)
+        out = _remainder_values(np.asarray(a).astype(dt), other._data.astype(dt))
+        if dt.kind != "f" or not (grad_mode.is_grad_enabled() and other.requires_grad):
+            return Tensor._make(np.asarray(out))
+        return NotImplementedBackward.apply("remainder", np.asarray(out), other)
+    if isinstance(other, Tensor):
+        _check_broadcast(a, other)
+        return RemainderTensor.apply(a, other)
+    return RemainderScalar.apply(a, other)
+
+
+class FmodTensor(_ModTensor):
+    node_name = "FmodBackward1"
+    values = staticmethod(_fmod_values)
+    quotient = staticmethod(np.trunc)
+
+
+class FmodScalar(_ModScalar):
+    node_name = "FmodBackward0"
+    values = staticmethod(_fmod_values)
+
+
+def fmod(a: Any, other: Any) -> Tensor:
+    """The remainder of ``a / other`` with the sign of ``a``, C's fmod (``torch.fmod``)."""
+    if not isinstance(a, Tensor) or not isinstance(other, (Tensor, int, float, np.number)):
+        raise _invalid_combination("fmod", (a, other), [
+            "Tensor input, Tensor other, *, Tensor out = None",
+            "Tensor input, Number other, *, Tensor out = None"])
+    _no_bool("fmod_cpu", a, other)
+    if isinstance(other, Tensor):
+        _check_broadcast(a, other)
+        return FmodTensor.apply(a, other)
+    return FmodScalar.apply(a, other)
+
+
+def floor_divide(a: Any, other: Any, *, _op: str = "floor_divide") -> Tensor:
+    """``a // other`` (rounded down); PyTorch records it without a derivative."""
+    _no_bool("div_floor_cpu", a, other)
+    x, y = binary_operands(a, other)
+    _check_broadcast(x, y)
+    dt = result_dtype(a, other)
+    out = np.asarray(_floor_divide_values(x._data.astype(dt), y._data.astype(dt)))
+    return NotImplementedBackward.apply(_op, out, *_needing_grad(x, y))
+
+
+# ---------------------------------------------------------------------------- lerp, addcmul, addcdiv
+def _lerp_values(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """PyTorch's formula: from the nearer end, so lerp(a, b, 1) is exactly b."""
+    d = y - x
+    return np.where(np.abs(w) < 0.5, x + w * d, y - d * (1 - w))
+
+
+class LerpScalar(Function):
+    node_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, end: Tensor, weight: Any) -> Tensor:
+        ctx.weight = weight
+        dt = a._data.dtype
+        w = np.asarray(weight, dtype=dt)
+        return Tensor._make(np.asarray(_lerp_values(a._data, end._data, w)).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        w = ctx.weight
+        return grad * (1 - w), grad * w, None
+
+
+class LerpTensor(Function):
+    node_name = "LerpBackward1"
+    saved_names = ("self", "end", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, end: Tensor, weight: Tensor) -> Tensor:
+        need_w = ctx.needs_input_grad[2]
+        ctx.save_for_backward(a if need_w else None, end if need_w else None, weight)
+        dt = a._data.dtype
+        out = _lerp_values(a._data, end._data, weight._data.astype(dt))
+        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        a, end, w = ctx.saved_tensors
+        return grad * (1 - w), grad * w, (grad * (end - a) if a is not None else None)
+
+
+def lerp(a: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``a + weight * (end - a)``, ``weight`` a number or a tensor (``torch.lerp``)."""
+    if not isinstance(a, Tensor) or not isinstance(end, Tensor) or not isinstance(
+            weight, (Tensor, int, float, np.number)):
+        raise _invalid_combination("lerp", (a, end, weight), [
+            "Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+            "Tensor input, Tensor end, Number weight, *, Tensor out = None"])
+    dt = a._data.dtype
+    if end._data.dtype != dt:
+        raise RuntimeError(f"expected dtype {dtypes.cpp_type_name(dt)} for `end` but got dtype "
+                           f"{dtypes.cpp_type_name(end._data.dtype)}")
+    if isinstance(weight, Tensor):
+        if weight._data.ndim and weight._data.dtype != dt:
+            raise RuntimeError(f"expected dtype {dtypes.cpp_type_name(dt)} for `weight` but got dtype "
+                               f"{dtypes.cpp_type_name(weight._data.dtype)}")
+        _check_broadcast(a, end, weight)
+        if dt.kind != "f":
+            raise _not_implemented("lerp_kernel_tensor", dt)
+        return LerpTensor.apply(a, end, weight)
+    _check_broadcast(a, end)
+    if dt.kind != "f":
+        raise _not_implemented("lerp_kernel_scalar", dt)
+    return LerpScalar.apply(a, end, weight)
+
+
+class Addcmul(Function):
+    node_name = "AddcmulBackward0"
+    saved_names = ("tensor1", "tensor2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+        need_t1, need_t2 = ctx.needs_input_grad[1:3]
+        ctx.save_for_backward(t1 if need_t2 else None, t2 if need_t1 else None)
+        dt = result_dtype(a, t1, t2)
+        ctx.value = value
+        v = np.asarray(value).astype(dt)
+        out = a._data.astype(dt) + v * (t1._data.astype(dt) * t2._data.astype(dt))
+        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        grad_t1 = grad * t2 * v if t2 is not None else None
+        return grad, grad_t1, (grad * t1 * v if t1 is not None else None), None
+
+
+def _addc(name: str, a: Any, t1: Any, t2: Any, value: Any) -> None:
+    _need_tensors(name, False, ("input", a), ("tensor1", t1), ("tensor2", t2))
+    _check_broadcast(a, t1, t2)
+    if result_dtype(a, t1, t2) == np.bool_:
+        raise _not_implemented(f"{name}_cpu_out", np.dtype(np.bool_))
+
+
+def addcmul(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``a + value * tensor1 * tensor2`` (``torch.addcmul``)."""
+    _addc("addcmul", a, tensor1, tensor2, value)
+    return Addcmul.apply(a, tensor1, tensor2, value)
+
+
+_ADDCDIV_INTEGER_MESSAGE = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+    "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+    "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+    "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+    "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+)
+
+
+class Addcdiv(Function):
+    node_name = "AddcdivBackward0"
+    saved_names = ("tensor1", "tensor2")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, t1: Tensor, t2: Tensor, value: Any) -> Tensor:
+        need_t1, need_t2 = ctx.needs_input_grad[1:3]
+        ctx.save_for_backward(t1 if need_t2 else None, t2)  # PyTorch keeps tensor2 in any case
+        dt = result_dtype(a, t1, t2)
+        ctx.value = value
+        v = np.asarray(value).astype(dt)
+        with _quiet():
+            out = a._data.astype(dt) + v * (t1._data.astype(dt) / t2._data.astype(dt))
+        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        grad_t1 = grad * v / t2 if ctx.needs_input_grad[1] else None
+        grad_t2 = -grad * v * t1 / (t2 * t2) if t1 is not None else None
+        return grad, grad_t1, grad_t2, None
+
+
+def addcdiv(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``a + value * tensor1 / tensor2`` (``torch.addcdiv``)."""
+    _need_tensors("addcdiv", False, ("input", a), ("tensor1", tensor1), ("tensor2", tensor2))
+    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_INTEGER_MESSAGE)
+    _check_broadcast(a, tensor1, tensor2)
+    return Addcdiv.apply(a, tensor1, tensor2, value)

@@ -1,0 +1,375 @@
+"""Comparisons and selections: clamp, maximum/minimum, where, masked_fill; and the ops without a
+gradient: comparisons (``x < y``), logical ops, ``isnan``, ``equal``/``allclose``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..function import Function
+from ..tensor import Tensor
+from .promotion import (
+    _binary,
+    _check_broadcast,
+    _const,
+    _invalid_combination,
+    _need_tensors,
+    as_operand,
+    binary_operands,
+    cast,
+    result_dtype,
+)
+
+
+# ---------------------------------------------------------------------------- clamp
+class Clamp(Function):
+    node_name = "ClampBackward1"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, lo: Any, hi: Any) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return Tensor._make(cast(np.clip(a._data, lo, hi), a, *(v for v in (lo, hi) if v is not None)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (a,) = ctx.saved_tensors
+        keep = np.ones(a._data.shape, dtype=bool)
+        if ctx.lo is not None:
+            keep &= a._data >= ctx.lo
+        if ctx.hi is not None:
+            keep &= a._data <= ctx.hi
+        return grad * _const(keep.astype(grad._data.dtype)), None, None
+
+
+class ClampTensor(Function):
+    """``clamp`` with tensor bounds: ``minimum(maximum(a, lo), hi)`` as one node, as in PyTorch."""
+
+    node_name = "ClampBackward0"
+    saved_names = ("self", "min", "max")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
+        ctx.save_for_backward(a, lo, hi)
+        out = a._data
+        if lo is not None:
+            out = _binary(np.maximum, Tensor._make(out), lo)
+        if hi is not None:
+            out = _binary(np.minimum, Tensor._make(out), hi)
+        return Tensor._make(cast(np.asarray(out), *(t for t in (a, lo, hi) if t is not None)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        a, lo, hi = ctx.saved_tensors
+        above_lo = a._data >= lo._data if lo is not None else np.bool_(True)
+        below_hi = a._data <= hi._data if hi is not None else np.bool_(True)
+        dt = grad._data.dtype
+        grad_a = grad * _const((above_lo & below_hi).astype(dt))
+        grad_lo = grad * _const((~above_lo).astype(dt)) if lo is not None else None
+        grad_hi = grad * _const((~below_hi).astype(dt)) if hi is not None else None
+        return grad_a, grad_lo, grad_hi
+
+
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """``a`` limited to ``[min, max]`` (either may be None, a number or a tensor; ``torch.clamp``)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = None if min is None else as_operand(min, a._data.dtype)
+        hi = None if max is None else as_operand(max, a._data.dtype)
+        return ClampTensor.apply(a, lo, hi)
+    return Clamp.apply(a, min, max)
+
+
+class ClampMinScalar(Function):
+    node_name = "ClampMinBackward0"
+    saved_names = ("self",)
+    keep = staticmethod(np.greater_equal)
+    combine = staticmethod(np.maximum)
+    bound_name = "min"
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, bound: Any) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.bound = bound
+        setattr(ctx, f"_saved_{cls.bound_name}", bound)  # PyTorch's node shows the number
+        dt = result_dtype(a, bound)
+        return Tensor._make(np.asarray(cls.combine(a._data.astype(dt), np.asarray(bound).astype(dt))))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (a,) = ctx.saved_tensors
+        return grad * _const(cls.keep(a._data, ctx.bound).astype(grad._data.dtype)), None
+
+
+class ClampMaxScalar(ClampMinScalar):
+    node_name = "ClampMaxBackward0"
+    saved_names = ("self",)
+    keep = staticmethod(np.less_equal)
+    combine = staticmethod(np.minimum)
+    bound_name = "max"
+
+
+class ClampMinTensor(Function):
+    node_name = "ClampMinBackward1"
+    saved_names = ("self", "min")
+    keep = staticmethod(np.greater_equal)
+    combine = staticmethod(np.maximum)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, bound: Tensor) -> Tensor:
+        ctx.save_for_backward(a, bound)
+        dt = result_dtype(a, bound)
+        return Tensor._make(np.asarray(cls.combine(a._data.astype(dt), bound._data.astype(dt))))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, bound = ctx.saved_tensors
+        keep = np.broadcast_to(cls.keep(a._data, bound._data), grad._data.shape)
+        dt = grad._data.dtype
+        return grad * _const(keep.astype(dt)), grad * _const((~keep).astype(dt))
+
+
+class ClampMaxTensor(ClampMinTensor):
+    node_name = "ClampMaxBackward1"
+    saved_names = ("self", "max")
+    keep = staticmethod(np.less_equal)
+    combine = staticmethod(np.minimum)
+    bound_name = "max"
+
+
+def _clamp_one(name: str, scalar_cls: type[Function], tensor_cls: type[Function], a: Any,
+               bound: Any) -> Tensor:
+    if not isinstance(a, Tensor) or not isinstance(bound, (Tensor, int, float, np.number)):
+        arg = name.split("_")[1]
+        raise _invalid_combination(name, (a, bound), [
+            f"Tensor input, Tensor {arg}, *, Tensor out = None",
+            f"Tensor input, Number {arg}, *, Tensor out = None"])
+    if isinstance(bound, Tensor):
+        _check_broadcast(a, bound)
+        return tensor_cls.apply(a, bound)
+    return scalar_cls.apply(a, bound)
+
+
+def clamp_min(a: Tensor, min: Any) -> Tensor:
+    """``max(a, min)`` elementwise (``torch.clamp_min``)."""
+    return _clamp_one("clamp_min", ClampMinScalar, ClampMinTensor, a, min)
+
+
+def clamp_max(a: Tensor, max: Any) -> Tensor:
+    """``min(a, max)`` elementwise (``torch.clamp_max``)."""
+    return _clamp_one("clamp_max", ClampMaxScalar, ClampMaxTensor, a, max)
+
+
+def check_clamp_inplace(a: Tensor, bound: Any) -> None:
+    """``clamp_min_``/``clamp_max_`` refuse a bound that would change the tensor's dtype category,
+    with PyTorch's wording for these two ops (C++ type name of the tensor)."""
+    if not isinstance(bound, (Tensor, int, float, np.number)):
+        return
+    want = result_dtype(a, bound)
+    kinds = {"b": 0, "u": 1, "i": 1, "f": 2}
+    if kinds[want.kind] > kinds[a._data.dtype.kind]:
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(want)} can't be cast to the desired "
+                           f"output type {dtypes.cpp_type_name(a._data.dtype)}")
+
+
+# ----------------------------------------------------------------------- maximum, minimum, where, masked fill
+def _split_ties(grad: Tensor, a_wins: np.ndarray, tie: np.ndarray) -> tuple[Tensor, Tensor]:
+    """Gradient to the winner; half to each side of a tie (as PyTorch does)."""
+    dt = grad._data.dtype
+    share_a = a_wins.astype(dt) + 0.5 * tie.astype(dt)
+    share_b = (~a_wins & ~tie).astype(dt) + 0.5 * tie.astype(dt)
+    return grad * _const(share_a), grad * _const(share_b)
+
+
+class Maximum(Function):
+    node_name = "MaximumBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return Tensor._make(cast(_binary(np.maximum, a, b), a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return _split_ties(grad, a._data > b._data, a._data == b._data)
+
+
+def maximum(a: Any, other: Any) -> Tensor:
+    """The larger of ``a`` and ``other`` elementwise; a tie shares the gradient (``torch.maximum``)."""
+    return Maximum.apply(*binary_operands(a, other))
+
+
+class Minimum(Function):
+    node_name = "MinimumBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return Tensor._make(cast(_binary(np.minimum, a, b), a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return _split_ties(grad, a._data < b._data, a._data == b._data)
+
+
+def minimum(a: Any, other: Any) -> Tensor:
+    """The smaller of ``a`` and ``other`` elementwise; a tie shares the gradient (``torch.minimum``)."""
+    return Minimum.apply(*binary_operands(a, other))
+
+
+class Where(Function):
+    """``where(condition, a, b)``; the condition is data, not an input with a gradient."""
+
+    node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, condition: np.ndarray, a: Tensor, b: Tensor) -> Tensor:
+        ctx.condition = condition
+        return Tensor._make(cast(np.where(condition, a._data, b._data), a, b))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, Tensor]:
+        c = ctx.condition
+        dt = grad._data.dtype
+        return None, grad * _const(c.astype(dt)), grad * _const((~c).astype(dt))
+
+
+def where(condition: Any, a: Any, b: Any) -> Tensor:
+    """Elements of ``a`` where ``condition`` holds, else of ``b`` (``torch.where``)."""
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {dtypes.scalar_type_name(cond.dtype)}")
+    a, b = binary_operands(a, b)
+    return Where.apply(cond, a, b)
+
+
+class MaskedFill(Function):
+    node_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Any) -> Tensor:
+        ctx.mask = mask
+        return Tensor._make(np.where(mask, np.asarray(value, dtype=a._data.dtype), a._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return grad * _const((~ctx.mask).astype(grad._data.dtype)), None, None
+
+
+class MaskedFillTensor(Function):
+    """``masked_fill`` with a 0-d tensor as the value: the value gets the gradient of the filled places."""
+
+    node_name = "MaskedFillBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Tensor) -> Tensor:
+        ctx.mask = mask
+        return Tensor._make(np.where(mask, value._data.astype(a._data.dtype), a._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, Tensor]:
+        keep = _const((~ctx.mask).astype(grad._data.dtype))
+        filled = _const(np.broadcast_to(ctx.mask, grad._data.shape).astype(grad._data.dtype))
+        return grad * keep, None, (grad * filled).sum()
+
+
+def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
+    """``a`` with ``value`` where the bool ``mask`` is True (``torch.masked_fill``)."""
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{dtypes.cpp_type_name(m.dtype)}"
+        )
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return MaskedFillTensor.apply(a, m, value)
+    return MaskedFill.apply(a, m, value)
+
+
+# ------------------------------------------------------------------------- comparisons and logic: no gradient
+def non_differentiable(fn: Any, a: Any, b: Any = None) -> Tensor:
+    """Comparisons and other ops with no gradient: plain result tensors."""
+    if b is None:
+        return Tensor._make(np.asarray(fn(a._data)))
+    a, b = binary_operands(a, b)
+    return Tensor._make(np.asarray(_binary(fn, a, b)))
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    """``~a``: logical not of a bool tensor, bitwise not of an integer one (``torch.bitwise_not``)."""
+    return non_differentiable(np.logical_not if a._data.dtype == np.bool_ else np.invert, a)
+
+
+def isnan(a: Tensor) -> Tensor:
+    """Where ``a`` is NaN, a bool tensor (``torch.isnan``)."""
+    return Tensor._make(np.isnan(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isinf(a: Tensor) -> Tensor:
+    """Where ``a`` is +-inf, a bool tensor (``torch.isinf``)."""
+    return Tensor._make(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isfinite(a: Tensor) -> Tensor:
+    """Where ``a`` is neither inf nor NaN, a bool tensor (``torch.isfinite``)."""
+    return Tensor._make(np.isfinite(a._data) if a._data.dtype.kind == "f" else np.ones(a._data.shape, bool))
+
+
+def logical_not(a: Tensor) -> Tensor:
+    """``not a`` elementwise (nonzero is True), a bool tensor (``torch.logical_not``)."""
+    return Tensor._make(np.logical_not(a._data))
+
+
+def _logical(name: str, fn: Any, a: Tensor, other: Tensor, method: bool) -> Tensor:
+    _need_tensors(name, method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    return Tensor._make(np.asarray(fn(a._data, other._data)))
+
+
+def logical_and(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """``a and other`` elementwise, a bool tensor (``torch.logical_and``)."""
+    return _logical("logical_and", np.logical_and, a, other, _method)
+
+
+def logical_or(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """``a or other`` elementwise, a bool tensor (``torch.logical_or``)."""
+    return _logical("logical_or", np.logical_or, a, other, _method)
+
+
+def logical_xor(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """``a xor other`` elementwise, a bool tensor (``torch.logical_xor``)."""
+    return _logical("logical_xor", np.logical_xor, a, other, _method)
+
+
+def equal(a: Tensor, other: Tensor) -> bool:
+    """True when both have the same shape and the same elements (``torch.equal``)."""
+    return a._data.shape == other._data.shape and bool(np.array_equal(a._data, other._data))
+
+
+def allclose(a: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """``|a - other| <= atol + rtol * |other|`` everywhere (``torch.allclose``)."""
+    return bool(np.allclose(a._data, other._data if isinstance(other, Tensor) else other,
+                            rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(a: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|a - other| <= atol + rtol * |other|``, a bool tensor (``torch.isclose``)."""
+    return Tensor._make(np.isclose(a._data, other._data if isinstance(other, Tensor) else other,
+                                   rtol=rtol, atol=atol, equal_nan=equal_nan))

@@ -1,0 +1,172 @@
+"""Copies: to another dtype (``to``, ``float()``, ...), ``clone``, ``contiguous``, and the writes of a
+whole tensor (``zero_``, ``fill_``, ``copy_``; in place through :func:`autograd_lab.ops.inplace.inplace`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..function import Function
+from ..tensor import Tensor
+from .inplace import inplace
+from .promotion import as_operand
+
+
+# ---------------------------------------------------------------------------- to another dtype
+class ToCopy(Function):
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dtype: np.dtype) -> Tensor:
+        return Tensor._make(a._data.astype(dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None  # the node casts it back to the input's dtype
+
+
+def to_dtype(a: Tensor, dtype: dtypes.dtype) -> Tensor:
+    """A copy of ``a`` in ``dtype`` (recorded as ``ToCopyBackward0``)."""
+    return ToCopy.apply(a, dtype.np)
+
+
+def to(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``a.to(dtype)``, ``a.to('cpu')`` or ``a.to(other)``; ``a`` itself when nothing changes."""
+    target = to_target_dtype(args, kwargs)
+    if target is None or target is a.dtype:
+        return a
+    return to_dtype(a, target)
+
+
+def to_target_dtype(args: tuple, kwargs: dict) -> dtypes.dtype | None:
+    """The dtype that ``.to(*args, **kwargs)`` asks for, or None; a device must be the CPU."""
+    target = kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, dtypes.dtype):
+            target = arg
+        elif isinstance(arg, Tensor):
+            target = arg.dtype
+        elif isinstance(arg, (str, dtypes.device)):
+            dtypes.device(str(arg))  # raises for a device this CPU-only library does not have
+    if kwargs.get("device") is not None:
+        dtypes.device(str(kwargs["device"]))
+    return target
+
+
+def converter(name: str) -> Any:
+    """The method ``a.float()`` (``name="float32"``), ``a.long()``, ...: ``a.to(dtype)``."""
+    target = getattr(dtypes, name)
+
+    def method(a: Tensor) -> Tensor:
+        return to(a, target)
+
+    method.__doc__ = f"``a.to(torch.{name})``."
+    return method
+
+
+def tensor_type(a: Tensor, dtype: dtypes.dtype | None = None) -> Any:
+    """``a.type()``: the legacy type name (``torch.FloatTensor``); ``a.type(dtype)``: ``a.to(dtype)``."""
+    if dtype is None:
+        return dtypes.legacy_type_name(a.dtype)
+    return to(a, dtype)
+
+
+def type_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a`` in ``other``'s dtype."""
+    return to(a, other.dtype)
+
+
+# ---------------------------------------------------------------------------- clone, contiguous
+class Clone(Function):
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        return Tensor._make(np.array(a._data, copy=True))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad
+
+
+def clone(a: Tensor) -> Tensor:
+    """A copy of ``a`` with its own memory (``torch.clone``)."""
+    return Clone.apply(a)
+
+
+def contiguous(a: Tensor) -> Tensor:
+    """``a`` itself if its elements are in row-major order in memory, else a copy that is."""
+    if a._data.flags.c_contiguous:
+        return a
+    return Clone.apply(a)
+
+
+# ----------------------------------------------------------------- writes of a whole tensor: zero, fill, copy
+class Zero(Function):
+    node_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        return Tensor._make(np.zeros_like(a._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad * 0
+
+
+def zero_like(a: Tensor) -> Tensor:
+    """Zeros of ``a``'s shape and dtype, recorded as ``ZeroBackward0`` (what ``zero_`` writes)."""
+    return Zero.apply(a)
+
+
+class Fill(Function):
+    node_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Any) -> Tensor:
+        return Tensor._make(np.array(np.broadcast_to(np.asarray(value, dtype=a._data.dtype),
+                                                     a._data.shape)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad * 0, None
+
+
+def fill_like(a: Tensor, value: Any) -> Tensor:
+    """``value`` in ``a``'s shape and dtype, recorded as ``FillBackward2`` (what ``fill_`` writes)."""
+    if isinstance(value, Tensor):
+        value = value._data
+    return Fill.apply(a, value)
+
+
+def fill_(t: Tensor, value: Any) -> Tensor:
+    """``t.fill_(value)``: every element of ``t`` set to ``value`` (a number or a 0-d tensor), in place."""
+    return inplace(t, lambda s: fill_like(s, value))
+
+
+class Copy(Function):
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, src: Tensor) -> Tensor:
+        try:
+            out = np.broadcast_to(src._data, a._data.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"The size of tensor a ({a._data.shape[-1] if a._data.ndim else 1}) must match the "
+                f"size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+                "non-singleton dimension 0"
+            ) from None
+        return Tensor._make(np.array(out, dtype=a._data.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad * 0, grad  # the node sums the gradient back to src's shape and dtype
+
+
+def copy_from(a: Tensor, src: Any) -> Tensor:
+    """``src`` broadcast to ``a``'s shape and dtype, recorded as ``CopyBackwards`` (what ``copy_`` writes)."""
+    return Copy.apply(a, as_operand(src, a._data.dtype))

@@ -1,0 +1,750 @@
+"""Functions applied elementwise: exp, log, the trigonometric and hyperbolic functions, erf,
+rounding, and the functions of two tensors (atan2, hypot, logaddexp, heaviside).
+
+Integer inputs of a floating point function give the default dtype, as in PyTorch. Most functions of
+one tensor share one template (:class:`_Unary`): the NumPy kernel, the derivative, and what backward
+needs saved (the input or the result).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..function import Function
+from ..tensor import Tensor
+from .promotion import (
+    _check_broadcast,
+    _const,
+    _float_result,
+    _floating,
+    _need_tensors,
+    _needing_grad,
+    _not_implemented,
+    _quiet,
+    result_dtype,
+)
+
+
+class Exp(Function):
+    node_name = "ExpBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        with _quiet():
+            out = Tensor._make(np.exp(_floating(a._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+def exp(a: Tensor) -> Tensor:
+    """``e ** a`` (``torch.exp``)."""
+    return Exp.apply(a)
+
+
+class Log(Function):
+    node_name = "LogBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return Tensor._make(np.log(_floating(a._data)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+def log(a: Tensor) -> Tensor:
+    """The natural logarithm (``torch.log``)."""
+    return Log.apply(a)
+
+
+class Sqrt(Function):
+    node_name = "SqrtBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        with np.errstate(invalid="ignore"):
+            out = Tensor._make(np.sqrt(_floating(a._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad / (2 * out)
+
+
+def sqrt(a: Tensor) -> Tensor:
+    """The square root (``torch.sqrt``)."""
+    return Sqrt.apply(a)
+
+
+class Abs(Function):
+    node_name = "AbsBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return Tensor._make(np.abs(a._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * _const(np.sign(a._data))
+
+
+def abs(a: Tensor) -> Tensor:
+    """``|a|``; its gradient at 0 is 0 (``torch.abs``)."""
+    return Abs.apply(a)
+
+
+class Sin(Function):
+    node_name = "SinBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return Tensor._make(np.sin(_floating(a._data)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * cos(a)
+
+
+def sin(a: Tensor) -> Tensor:
+    """The sine (``torch.sin``)."""
+    return Sin.apply(a)
+
+
+class Cos(Function):
+    node_name = "CosBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return Tensor._make(np.cos(_floating(a._data)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return -grad * sin(a)
+
+
+def cos(a: Tensor) -> Tensor:
+    """The cosine (``torch.cos``)."""
+    return Cos.apply(a)
+
+
+class Tanh(Function):
+    node_name = "TanhBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        out = Tensor._make(np.tanh(_floating(a._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+def tanh(a: Tensor) -> Tensor:
+    """The hyperbolic tangent (``torch.tanh``)."""
+    return Tanh.apply(a)
+
+
+class Sigmoid(Function):
+    node_name = "SigmoidBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        x = _floating(a._data)
+        e = np.exp(-np.abs(x))  # never overflows
+        out = Tensor._make(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * out * (1 - out)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    """``1 / (1 + exp(-a))`` (``torch.sigmoid``)."""
+    return Sigmoid.apply(a)
+
+
+class Relu(Function):
+    node_name = "ReluBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        out = Tensor._make(np.maximum(a._data, 0).astype(a._data.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * _const((out._data > 0).astype(grad._data.dtype))
+
+
+def relu(a: Tensor) -> Tensor:
+    """``max(a, 0)``; its gradient at 0 is 0 (``torch.relu``)."""
+    return Relu.apply(a)
+
+
+# ---------------------------------------------------------------------------- one template for many functions
+_SQRT_PI = math.sqrt(math.pi)
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+_erf64 = np.frompyfunc(math.erf, 1, 1)
+
+
+_erfc64 = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erf64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+def _erfc(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erfc64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+def _erfinv(x: np.ndarray) -> np.ndarray:
+    """The inverse of erf: M. Giles' approximation refined by Newton steps on erf (erfc near +-1)."""
+    y = np.asarray(x, dtype=np.float64)
+    ay = np.abs(y)
+    inside = ay < 1
+    a = np.where(inside, ay, 0.0)
+    w = -np.log((1.0 - a) * (1.0 + a))
+    small = w < 5.0
+    ws = w - 2.5
+    p_small = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p_small = c + p_small * ws
+    wl = np.sqrt(w) - 3.0
+    p_large = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p_large = c + p_large * wl
+    r = np.where(small, p_small, p_large) * a
+    near_one = a > 0.5
+    for _ in range(3):  # Newton: r -= (erf(r) - a) / erf'(r); the residual from erfc where erf ~ 1
+        residual = np.where(near_one, (1.0 - a) - _erfc(r), _erf(r) - a)
+        r = r - residual / (2.0 / _SQRT_PI * np.exp(-r * r))
+    out = np.where(inside, r, np.where(ay == 1, np.inf, np.nan)) * np.sign(y)
+    out = np.where(y == 0, y, out)  # keeps the sign of -0.0
+    return out.astype(x.dtype)
+
+
+class _Unary(Function):
+    """A floating point function of one tensor (integer and bool inputs give the default dtype).
+
+    ``saves``: what backward reads, PyTorch's choice: the input ("self"), the result ("result"),
+    or nothing ("").
+    """
+
+    saves = "self"
+
+    @staticmethod
+    def compute(x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    @staticmethod
+    def derivative(grad: Tensor, saved: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        x = _floating(a._data)
+        with _quiet():
+            out = Tensor._make(np.asarray(cls.compute(x)).astype(x.dtype, copy=False))
+        if cls.saves:
+            ctx.save_for_backward(a if cls.saves == "self" else out)
+        return out
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> Tensor:
+        (saved,) = ctx.saved_tensors if cls.saves else (None,)
+        return cls.derivative(grad, saved)
+
+
+def _unary(name: str, node: str, fn: Any, deriv: Any, saves: str = "self") -> type[_Unary]:
+    cls = type(name, (_Unary,), {
+        "node_name": node, "saves": saves, "saved_names": (saves,) if saves else (),
+        "compute": staticmethod(fn), "derivative": staticmethod(deriv), "__module__": __name__,
+    })
+    return cls
+
+
+Erf = _unary("Erf", "ErfBackward0", _erf, lambda g, x: g * (2.0 / _SQRT_PI) * exp(-(x * x)))
+
+
+def erf(a: Tensor) -> Tensor:
+    """The error function (``torch.erf``)."""
+    return Erf.apply(a)
+
+
+Erfc = _unary("Erfc", "ErfcBackward0", _erfc, lambda g, x: g * (-2.0 / _SQRT_PI) * exp(-(x * x)))
+
+
+def erfc(a: Tensor) -> Tensor:
+    """``1 - erf(a)`` (``torch.erfc``)."""
+    return Erfc.apply(a)
+
+
+Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv,
+                lambda g, x: g * (0.5 * _SQRT_PI) * exp(erfinv(x) ** 2))
+
+
+def erfinv(a: Tensor) -> Tensor:
+    """The inverse of the error function (``torch.erfinv``)."""
+    return Erfinv.apply(a)
+
+
+Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda g, x: g / (x + 1))
+
+
+def log1p(a: Tensor) -> Tensor:
+    """``log(1 + a)``, exact for small ``a`` (``torch.log1p``)."""
+    return Log1p.apply(a)
+
+
+Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * (y + 1), "result")
+
+
+def expm1(a: Tensor) -> Tensor:
+    """``exp(a) - 1``, exact for small ``a`` (``torch.expm1``)."""
+    return Expm1.apply(a)
+
+
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda g, y: -0.5 * g * y ** 3, "result")
+
+
+def rsqrt(a: Tensor) -> Tensor:
+    """``1 / sqrt(a)`` (``torch.rsqrt``)."""
+    return Rsqrt.apply(a)
+
+
+Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda g, y: g * y * _LN2, "result")
+
+
+def exp2(a: Tensor) -> Tensor:
+    """``2 ** a`` (``torch.exp2``)."""
+    return Exp2.apply(a)
+
+
+Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda g, x: g / (x * _LN2))
+
+
+def log2(a: Tensor) -> Tensor:
+    """The base-2 logarithm (``torch.log2``)."""
+    return Log2.apply(a)
+
+
+Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda g, x: g / (x * _LN10))
+
+
+def log10(a: Tensor) -> Tensor:
+    """The base-10 logarithm (``torch.log10``)."""
+    return Log10.apply(a)
+
+
+Tan = _unary("Tan", "TanBackward0", np.tan, lambda g, y: g * (1 + y * y), "result")
+
+
+def tan(a: Tensor) -> Tensor:
+    """The tangent (``torch.tan``)."""
+    return Tan.apply(a)
+
+
+Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda g, x: g * rsqrt(1 - x * x))
+
+
+def asin(a: Tensor) -> Tensor:
+    """The inverse sine (``torch.asin``)."""
+    return Asin.apply(a)
+
+
+Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda g, x: -g * rsqrt(1 - x * x))
+
+
+def acos(a: Tensor) -> Tensor:
+    """The inverse cosine (``torch.acos``)."""
+    return Acos.apply(a)
+
+
+Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda g, x: g / (x * x + 1))
+
+
+def atan(a: Tensor) -> Tensor:
+    """The inverse tangent (``torch.atan``)."""
+    return Atan.apply(a)
+
+
+Sinh = _unary("Sinh", "SinhBackward0", np.sinh, lambda g, x: g * cosh(x))
+
+
+def sinh(a: Tensor) -> Tensor:
+    """The hyperbolic sine (``torch.sinh``)."""
+    return Sinh.apply(a)
+
+
+Cosh = _unary("Cosh", "CoshBackward0", np.cosh, lambda g, x: g * sinh(x))
+
+
+def cosh(a: Tensor) -> Tensor:
+    """The hyperbolic cosine (``torch.cosh``)."""
+    return Cosh.apply(a)
+
+
+Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g * rsqrt(x * x + 1))
+
+
+def asinh(a: Tensor) -> Tensor:
+    """The inverse hyperbolic sine (``torch.asinh``)."""
+    return Asinh.apply(a)
+
+
+Acosh = _unary("Acosh", "AcoshBackward0", np.arccosh, lambda g, x: g * rsqrt((x - 1) * (x + 1)))
+
+
+def acosh(a: Tensor) -> Tensor:
+    """The inverse hyperbolic cosine (``torch.acosh``)."""
+    return Acosh.apply(a)
+
+
+Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x))
+
+
+def atanh(a: Tensor) -> Tensor:
+    """The inverse hyperbolic tangent (``torch.atanh``)."""
+    return Atanh.apply(a)
+
+
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+
+
+class _InplaceWithoutDerivative(Function):
+    """``acosh_``, ``asinh_``, ``atanh_``: PyTorch records them (``AcoshBackward1``) but has no
+    derivative for the in-place version, so backward through them fails."""
+
+    op = "acosh"
+    compute = staticmethod(np.arccosh)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        x = _floating(a._data)
+        with _quiet():
+            return Tensor._make(np.asarray(cls.compute(x)).astype(x.dtype, copy=False))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for 'inplace version of {cls.op}' is not implemented.")
+
+
+class AcoshInplace(_InplaceWithoutDerivative):
+    node_name = "AcoshBackward1"
+    op = "acosh"
+    compute = staticmethod(np.arccosh)
+
+
+class AsinhInplace(_InplaceWithoutDerivative):
+    node_name = "AsinhBackward1"
+    op = "asinh"
+    compute = staticmethod(np.arcsinh)
+
+
+class AtanhInplace(_InplaceWithoutDerivative):
+    node_name = "AtanhBackward1"
+    op = "atanh"
+    compute = staticmethod(np.arctanh)
+
+
+# ---------------------------------------------------------------------------- rounding: zero gradient
+def _zeros_like(grad: Tensor) -> Tensor:
+    return _const(np.zeros_like(grad._data))
+
+
+class _Rounding(Function):
+    """floor, ceil, round, trunc, sign: piecewise constant, so the gradient is zero.
+
+    Integer inputs are returned as they are (a copy), as in PyTorch."""
+
+    compute = staticmethod(np.floor)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, *args: Any) -> Tensor:
+        if a._data.dtype.kind in "iu":
+            return Tensor._make(np.array(a._data, copy=True))
+        return Tensor._make(np.asarray(cls.compute(a._data, *args)).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> Any:
+        return (_zeros_like(grad),) + (None,) * (ctx._num_inputs - 1)
+
+
+def _rounding(cls: type[_Rounding], kernel: str, a: Tensor) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise _not_implemented(kernel, a._data.dtype)
+    return cls.apply(a)
+
+
+class Floor(_Rounding):
+    node_name = "FloorBackward0"
+    compute = staticmethod(np.floor)
+
+
+def floor(a: Tensor) -> Tensor:
+    """Rounded down; gradient 0 (``torch.floor``)."""
+    return _rounding(Floor, "floor_vml_cpu", a)
+
+
+class Ceil(_Rounding):
+    node_name = "CeilBackward0"
+    compute = staticmethod(np.ceil)
+
+
+def ceil(a: Tensor) -> Tensor:
+    """Rounded up; gradient 0 (``torch.ceil``)."""
+    return _rounding(Ceil, "ceil_vml_cpu", a)
+
+
+class Trunc(_Rounding):
+    node_name = "TruncBackward0"
+    compute = staticmethod(np.trunc)
+
+
+def trunc(a: Tensor) -> Tensor:
+    """Rounded towards 0; gradient 0 (``torch.trunc``)."""
+    return _rounding(Trunc, "trunc_vml_cpu", a)
+
+
+fix = trunc
+
+
+class Round(_Rounding):
+    node_name = "RoundBackward0"
+    compute = staticmethod(np.rint)  # halves to even, as PyTorch
+
+
+class RoundDecimals(_Rounding):
+    node_name = "RoundBackward1"
+    compute = staticmethod(lambda x, decimals: np.round(x, decimals))
+
+
+def round(a: Tensor, decimals: int = 0) -> Tensor:
+    """Rounded half to even, at ``decimals`` places; gradient 0 (``torch.round``)."""
+    if decimals == 0:
+        return _rounding(Round, "round_vml_cpu", a)
+    if a._data.dtype.kind != "f":
+        raise _not_implemented("round_cpu", a._data.dtype)
+    return RoundDecimals.apply(a, int(decimals))
+
+
+class Sign(_Rounding):
+    node_name = "SignBackward0"
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        x = a._data
+        if x.dtype == np.bool_:
+            return Tensor._make(np.array(x, copy=True))
+        out = np.sign(x)
+        if x.dtype.kind == "f":
+            out = np.where(np.isnan(x), 0, out).astype(x.dtype)  # PyTorch: sign(nan) is 0
+        return Tensor._make(np.asarray(out))
+
+
+def sign(a: Tensor) -> Tensor:
+    """-1, 0 or 1; gradient 0 (``torch.sign``)."""
+    return Sign.apply(a)
+
+
+class Frac(Function):
+    node_name = "FracBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        with _quiet():  # frac(inf) is nan
+            return Tensor._make(np.asarray(a._data - np.trunc(a._data)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad
+
+
+def frac(a: Tensor) -> Tensor:
+    """``a - trunc(a)`` (``torch.frac``)."""
+    if a._data.dtype.kind != "f":
+        raise _not_implemented("frac_cpu", a._data.dtype)
+    return Frac.apply(a)
+
+
+class NanToNum(Function):
+    node_name = "NanToNumBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, nan: float, posinf: Any, neginf: Any) -> Tensor:
+        ctx.save_for_backward(a)
+        x = a._data
+        if x.dtype.kind != "f":
+            return Tensor._make(np.array(x, copy=True))
+        info = np.finfo(x.dtype)
+        with _quiet():
+            out = np.nan_to_num(x, nan=nan, posinf=info.max if posinf is None else posinf,
+                                neginf=info.min if neginf is None else neginf)
+        return Tensor._make(np.asarray(out).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (a,) = ctx.saved_tensors
+        return grad * _const(np.isfinite(a._data).astype(grad._data.dtype)), None, None, None
+
+
+def nan_to_num(a: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced by finite numbers (``torch.nan_to_num``)."""
+    return NanToNum.apply(a, nan, posinf, neginf)
+
+
+# ---------------------------------------------------------------------------- functions of two tensors
+class Atan2(Function):
+    node_name = "Atan2Backward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        dt = _float_result(a, b)
+        return Tensor._make(np.asarray(np.arctan2(a._data.astype(dt), b._data.astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        r = grad / (a * a + b * b)
+        return r * b, -r * a
+
+
+def atan2(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """The angle of the point ``(other, a)``, in (-pi, pi] (``torch.atan2``)."""
+    _need_tensors("atan2", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    return Atan2.apply(a, other)
+
+
+arctan2 = atan2
+
+
+class Hypot(Function):
+    node_name = "HypotBackward0"
+    saved_names = ("self", "other", "result")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        dt = result_dtype(a, b)
+        out = Tensor._make(np.asarray(np.hypot(a._data.astype(dt), b._data.astype(dt))))
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_a else None, b if need_b else None, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b, out = ctx.saved_tensors
+        r = grad / out
+        return (r * a if a is not None else None), (r * b if b is not None else None)
+
+
+def hypot(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """``sqrt(a ** 2 + other ** 2)`` (``torch.hypot``)."""
+    _need_tensors("hypot", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    dt = result_dtype(a, other)
+    if dt.kind != "f":
+        raise _not_implemented("hypot_cpu", dt)
+    return Hypot.apply(a, other)
+
+
+class Logaddexp(Function):
+    node_name = "LogaddexpBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        dt = result_dtype(a, b)
+        with _quiet():
+            return Tensor._make(np.asarray(np.logaddexp(a._data.astype(dt), b._data.astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return grad / (exp(b - a) + 1), grad / (exp(a - b) + 1)
+
+
+def logaddexp(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """``log(exp(a) + exp(other))``, computed stably (``torch.logaddexp``)."""
+    _need_tensors("logaddexp", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    dt = result_dtype(a, other)
+    if dt.kind != "f":
+        raise _not_implemented("logaddexp_cpu", dt)
+    return Logaddexp.apply(a, other)
+
+
+class NotImplementedBackward(Function):
+    """The node PyTorch records for ops without a derivative: backward through it fails."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx: Any, name: str, out: np.ndarray, *inputs: Tensor) -> Tensor:
+        ctx.op_name = name
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(f"derivative for aten::{ctx.op_name} is not implemented")
+
+
+def heaviside(a: Tensor, values: Tensor, *, _method: bool = False, _op: str = "heaviside") -> Tensor:
+    """0 where ``a < 0``, 1 where ``a > 0``, ``values`` where ``a == 0``; no derivative
+    (``torch.heaviside``)."""
+    _need_tensors("heaviside", _method, ("input", a), ("values", values))
+    _check_broadcast(a, values)
+    if a._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    x = a._data
+    out = np.where(x == 0, values._data, x > 0).astype(x.dtype)
+    return NotImplementedBackward.apply(_op, np.asarray(out), *_needing_grad(a, values))

@@ -1,0 +1,448 @@
+"""Views: reshape, expand, transpose/permute, squeeze/unsqueeze, split/chunk/unbind, diagonal.
+
+A *view* shares its input's memory and version counter: an in-place change through one is seen,
+and counted, by the other, as in PyTorch. The gradient of a view op is the inverse movement of the
+gradient (reshape back, transpose back, place into zeros).
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..dtypes import size_arg
+from ..dtypes import wrap_dim as _wrap_dim
+from ..function import Function
+from ..tensor import Tensor, ViewMeta
+from .copies import clone
+
+
+def _view(a: Tensor, arr: np.ndarray) -> Tensor:
+    """A result that shares ``a``'s memory: it shares its version counter and base too."""
+    t = Tensor._make(arr)
+    t._version_counter = a._version_counter
+    t._base = a._base if a._base is not None else a
+    t._view_meta = ViewMeta(a._version_counter.value, False)  # Function.apply sets no_grad
+    return t
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """Resolve one -1 in ``shape`` and check the element count (PyTorch's messages)."""
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if unknown:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+# ---------------------------------------------------------------------------- reshape
+class View(Function):
+    node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        try:
+            arr = np.reshape(a._data, shape, copy=False)
+        except ValueError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+        return _view(a, arr)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor that can still be a view (``_reshape_alias``)."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
+class UnsafeView(Function):
+    """The reshape of a copy (what ``reshape`` does when a view is impossible)."""
+
+    node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return Tensor._make(np.reshape(a._data, shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``a`` with the given shape: a view where the memory allows it, else a copy (``torch.reshape``)."""
+    shape = _infer_shape(shape, a._data.size)
+    try:
+        np.reshape(a._data, shape, copy=False)
+    except ValueError:
+        return UnsafeView.apply(clone(a), shape)
+    # as PyTorch 2.13: a view of a contiguous tensor is `view`, of another one `_reshape_alias`
+    return View.apply(a, shape) if a._data.flags.c_contiguous else ReshapeAlias.apply(a, shape)
+
+
+def view(a: Tensor, *shape: Any) -> Tensor:
+    """``a.view(2, 3)`` or ``a.view((2, 3))``: the same memory seen with another shape (one size may
+    be -1)."""
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported by autograd_lab")
+    return View.apply(a, _infer_shape(size_arg(shape), a._data.size))
+
+
+def view_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a.view(other.shape)``."""
+    return view(a, other.shape)
+
+
+def reshape_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a.reshape(other.shape)``."""
+    return reshape(a, other.shape)
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Dimensions ``start_dim`` to ``end_dim`` merged into one (``torch.flatten``)."""
+    if a.ndim == 0:
+        return reshape(a, (1,))
+    s, e = _wrap_dim(start_dim, a.ndim), _wrap_dim(end_dim, a.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = a._data.shape
+    return reshape(a, shape[:s] + (-1,) + shape[e + 1:]) if s != e else a
+
+
+def unflatten(a: Tensor, dim: int, sizes: Any) -> Tensor:
+    """Dimension ``dim`` split into ``sizes`` (``torch.unflatten``)."""
+    if a.ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no "
+                           "dimensions")
+    d = _wrap_dim(dim, a.ndim)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = a._data.shape[d]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(
+            f"unflatten: Provided sizes [{', '.join(map(str, sizes))}] don't multiply up to the size of dim "
+            f"{d} ({n}) in the input tensor"
+        )
+    sizes = tuple(n // known if s == -1 else s for s in sizes)
+    return View.apply(a, a._data.shape[:d] + sizes + a._data.shape[d + 1:])
+
+
+# ---------------------------------------------------------------------------- expand
+class Expand(Function):
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return _view(a, np.broadcast_to(a._data, shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.sum_to_size(ctx.shape), None
+
+
+def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """A view of ``a`` with size-1 dimensions repeated to ``sizes`` (-1 keeps a size; ``Tensor.expand``)."""
+    shape = a._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        old = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if old is None:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                    f"dimension {i}"
+                )
+            s = old
+        if old is not None and old != s and old != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({old}) at "
+                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"Tensor sizes: [{', '.join(map(str, shape))}]"
+            )
+        target.append(s)
+    return Expand.apply(a, tuple(target))
+
+
+def expand_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a.expand(other.shape)``."""
+    return expand(a, tuple(other.shape))
+
+
+def broadcast_to(a: Tensor, size: Any) -> Tensor:
+    """A view of ``a`` broadcast to ``size`` (``torch.broadcast_to``)."""
+    return expand(a, tuple(int(s) for s in size))
+
+
+# ---------------------------------------------------------------------------- transpose, permute
+class Transpose(Function):
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, d0: int, d1: int) -> Tensor:
+        ctx.dims = (d0, d1)
+        return _view(a, a._data[...] if d0 == d1 else np.swapaxes(a._data, d0, d1))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return grad.transpose(*ctx.dims), None, None
+
+
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    """A view with dimensions ``dim0`` and ``dim1`` swapped (``torch.transpose``)."""
+    n = builtins.max(a.ndim, 1)
+    return Transpose.apply(a, _wrap_dim(dim0, n) if a.ndim else 0, _wrap_dim(dim1, n) if a.ndim else 0)
+
+
+class T(Transpose):
+    node_name = "TBackward0"
+
+
+def t(a: Tensor) -> Tensor:
+    """A matrix's transpose (a view; 0-D and 1-D tensors as they are; ``torch.t``)."""
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    if a.ndim < 2:
+        return T.apply(a, 0, 0)
+    return T.apply(a, 0, 1)
+
+
+def numpy_T(a: Tensor) -> Tensor:
+    """``a.T``: the dimensions reversed; PyTorch warns that this is deprecated for other than 2-D tensors."""
+    if a.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                      "cases.", UserWarning, stacklevel=2)
+    elif a.ndim != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+            "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+            "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+            "tensor.", UserWarning, stacklevel=2)
+    return permute(a, tuple(range(a.ndim - 1, -1, -1)))
+
+
+def mT(a: Tensor) -> Tensor:
+    """``a.mT``: the last two dimensions swapped (a batch of matrices transposed)."""
+    return transpose(a, -2, -1)
+
+
+class Permute(Function):
+    node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
+        return _view(a, np.transpose(a._data, dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.permute(ctx.inverse), None
+
+
+def permute(a: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """A view with the dimensions in the order ``dims`` (``torch.permute``)."""
+    if len(dims) != a.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+            f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    wrapped = tuple(_wrap_dim(d, a.ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(a, wrapped)
+
+
+def _dims_list(dims: Any) -> list[int]:
+    return [int(dims)] if isinstance(dims, (int, np.integer)) else [int(d) for d in dims]
+
+
+def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
+    """A view with dimensions ``source`` moved to ``destination`` (``torch.movedim``)."""
+    src, dst = _dims_list(source), _dims_list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same "
+            f"number of dims as destination ({dst} dims)"
+        )
+    n = builtins.max(a.ndim, 1)
+    ws, wd = [_wrap_dim(d, n) for d in src], [_wrap_dim(d, n) for d in dst]
+    if len(set(ws)) != len(ws):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(wd)) != len(wd):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if a.ndim == 0:
+        return Alias.apply(a)
+    order = [-1] * a.ndim
+    for s, d in zip(ws, wd):
+        order[d] = s
+    rest = iter(i for i in range(a.ndim) if i not in ws)
+    order = [o if o != -1 else next(rest) for o in order]
+    return Permute.apply(a, tuple(order))
+
+
+moveaxis = movedim
+
+
+def swapaxes(a: Tensor, axis0: int, axis1: int) -> Tensor:
+    """A view with ``axis0`` and ``axis1`` swapped (``torch.swapaxes``)."""
+    return transpose(a, axis0, axis1)
+
+
+swapdims = swapaxes
+
+
+# ---------------------------------------------------------------------------- squeeze, unsqueeze
+class Squeeze(Function):
+    node_name = "SqueezeBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return _view(a, np.squeeze(a._data, axis=dims))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.shape), None
+
+
+class SqueezeAll(Squeeze):
+    node_name = "SqueezeBackward0"
+
+
+class SqueezeInplace(Squeeze):
+    """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``."""
+
+    node_name = "SqueezeBackward4"
+
+
+def squeeze(a: Tensor, dim: Any = None) -> Tensor:
+    """A view without size-1 dimensions (all, or those in ``dim``; ``torch.squeeze``)."""
+    if dim is None:
+        return SqueezeAll.apply(a, tuple(i for i, s in enumerate(a._data.shape) if s == 1))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(_wrap_dim(d, a.ndim) for d in dims) if a.ndim else ()
+    return Squeeze.apply(a, tuple(d for d in dims if a._data.shape[d] == 1))
+
+
+class Unsqueeze(Function):
+    node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        return _view(a, np.expand_dims(a._data, dim))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.squeeze(ctx.dim), None
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    """A view with a size-1 dimension inserted at ``dim`` (``torch.unsqueeze``)."""
+    return Unsqueeze.apply(a, _wrap_dim(dim, a.ndim + 1))
+
+
+class Alias(Function):
+    """``a[...]``, ``a[:, :]``: an index that selects everything is a plain view of ``a``."""
+
+    node_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        return _view(a, a._data[...])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        return grad
+
+
+# ---------------------------------------------------------------------------- diagonal
+class Diagonal(Function):
+    """``diagonal``: a view of the elements ``a[..., i, i + offset]`` (the diagonal last)."""
+
+    node_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.shape, ctx.args = a._data.shape, (offset, dim1, dim2)
+        arr = np.diagonal(a._data, offset, dim1, dim2)
+        if a._data.flags.writeable:  # NumPy's diagonal is read-only; PyTorch's can change in place
+            arr.flags.writeable = True
+        return _view(a, arr)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return DiagonalScatter.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+
+class DiagonalCopy(Diagonal):
+    """``diag`` of a matrix: the diagonal as a new tensor (``diagonal_copy``)."""
+
+    node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.shape, ctx.args = a._data.shape, (offset, dim1, dim2)
+        return Tensor._make(np.array(np.diagonal(a._data, offset, dim1, dim2), copy=True))
+
+
+class DiagonalScatter(Function):
+    """The gradient of ``diagonal``: ``grad`` on the diagonal of zeros of ``shape``."""
+
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.args = (offset, dim1, dim2)
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        view = np.diagonal(out, offset, dim1, dim2)
+        view.flags.writeable = True
+        view[...] = grad._data
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
+        return DiagonalCopy.apply(grad, *ctx.args), None, None, None, None
+
+
+def diagonal(a: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A view of the diagonal at ``offset`` of dimensions ``dim1`` and ``dim2`` (``torch.diagonal``)."""
+    d1, d2 = _wrap_dim(dim1, a.ndim), _wrap_dim(dim2, a.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(a, int(offset), d1, d2)
