@@ -875,3 +875,12 @@ def test_core_never_imports_nn_optim_or_data():
     pattern = re.compile(r"^\s*(from|import)\s+(\.+|autograd_lab\.)(nn|optim|data|utils)\b", re.M)
     offenders = [str(p.relative_to(root)) for p in core if p.exists() and pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_loss_modules_map_the_legacy_arguments_with_pytorchs_warning():
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated, please use "
+                                         "reduction='none' instead."):
+        loss = nn.MSELoss(reduce=False)
+    assert loss.reduction == "none"
+    with pytest.warns(UserWarning, match="reduction='sum'"):
+        assert nn.L1Loss(size_average=False).reduction == "sum"

@@ -20,7 +20,7 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -30,14 +30,14 @@ class ReLU(Module):
 class Tanh(Module):
     """``tanh(x)`` elementwise."""
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.tanh(input)
 
 
 class Sigmoid(Module):
     """``1 / (1 + exp(-x))`` elementwise."""
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.sigmoid(input)
 
 
@@ -48,7 +48,7 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim)
 
     def extra_repr(self) -> str:
@@ -62,7 +62,7 @@ class LogSoftmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim)
 
     def extra_repr(self) -> str:
@@ -77,7 +77,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
@@ -91,7 +91,7 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
@@ -105,7 +105,7 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.silu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -119,7 +119,7 @@ class Mish(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.mish(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -134,7 +134,7 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
@@ -149,7 +149,7 @@ class Softplus(Module):
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -167,7 +167,7 @@ class Hardtanh(Module):
         if not self.max_val > self.min_val:
             raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
@@ -187,7 +187,7 @@ class ReLU6(Hardtanh):
 class Softsign(Module):
     """``x / (1 + |x|)``."""
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.softsign(input)
 
 
@@ -206,7 +206,7 @@ class PReLU(Module):
     def reset_parameters(self) -> None:
         nn_init.constant_(self.weight, self.init)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:

@@ -62,10 +62,10 @@ class _BatchNorm(Module):
         if self.bias is not None:
             init.zeros_(self.bias)
 
-    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+    def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -94,7 +94,7 @@ class _BatchNorm(Module):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) inputs over N (and L) (``torch.nn.BatchNorm1d``)."""
 
-    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (2, 3):
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
@@ -102,6 +102,6 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) images over N, H and W (``torch.nn.BatchNorm2d``)."""
 
-    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")

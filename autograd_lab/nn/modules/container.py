@@ -78,7 +78,7 @@ class Sequential(Module):
         self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
         return self
 
-    def forward(self, input: Any) -> Any:  # noqa: A002
+    def forward(self, input: Any) -> Any:
         for module in self:
             input = module(input)
         return input

@@ -105,7 +105,7 @@ class Conv1d(_ConvNd):
 
     _dims = 1
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
@@ -114,5 +114,5 @@ class Conv2d(_ConvNd):
 
     _dims = 2
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)

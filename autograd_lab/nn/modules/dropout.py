@@ -18,7 +18,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:

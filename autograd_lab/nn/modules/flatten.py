@@ -20,7 +20,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -52,14 +52,14 @@ class Unflatten(Module):
             return
         raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(sizes).__name__}")
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return unflatten(input, self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
-def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:  # noqa: A002
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     """``input.unflatten(dim, sizes)``: a view of ``input`` with dim ``dim`` split into ``sizes``."""
     dim = _wrap_dim(dim, input.ndim)
     sizes = [int(s) for s in sizes]

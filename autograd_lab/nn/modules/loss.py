@@ -7,15 +7,14 @@ from typing import Any
 
 from ...tensor import Tensor
 from .. import functional as F
+from ..functional.loss import _legacy_reduction
 from .module import Module
 
 
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:
-            reduction = F._legacy_string(size_average, reduce)
-        self.reduction = reduction
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):
@@ -28,14 +27,14 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean squared error: ``((input - target) ** 2).mean()`` (or ``sum``, or ``none``)."""
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     """Mean absolute error: ``(input - target).abs().mean()`` (or ``sum``, or ``none``)."""
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -47,7 +46,7 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
@@ -64,7 +63,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
@@ -72,7 +71,7 @@ class CrossEntropyLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     """Binary cross-entropy of probabilities (after a sigmoid) and targets in [0, 1]."""
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
@@ -88,7 +87,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
 
@@ -101,7 +100,7 @@ class SmoothL1Loss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
@@ -112,7 +111,7 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
@@ -124,5 +123,5 @@ class KLDivLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -46,7 +46,7 @@ class LayerNorm(Module):
             if self.bias is not None:
                 init.zeros_(self.bias)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

@@ -29,7 +29,7 @@ class _MaxPoolNd(Module):
 class MaxPool1d(_MaxPoolNd):
     """The maximum over sliding windows of the last dim."""
 
-    def forward(self, input: Tensor) -> Any:  # noqa: A002
+    def forward(self, input: Tensor) -> Any:
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -37,7 +37,7 @@ class MaxPool1d(_MaxPoolNd):
 class MaxPool2d(_MaxPoolNd):
     """The maximum over sliding windows of the last two dims; ``return_indices`` also gives where."""
 
-    def forward(self, input: Tensor) -> Any:  # noqa: A002
+    def forward(self, input: Tensor) -> Any:
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -61,7 +61,7 @@ class AvgPool1d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
@@ -82,7 +82,7 @@ class AvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
@@ -97,5 +97,5 @@ class AdaptiveAvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)

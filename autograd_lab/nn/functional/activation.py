@@ -1,0 +1,489 @@
+"""Activations: relu, sigmoid, tanh, softmax; leaky_relu, gelu, silu, mish, elu, softplus, hardtanh,
+relu6, softsign, prelu. Each op PyTorch records as one node is one :class:`Function` with PyTorch's
+node name:
+
+==================================  ================================================================
+``leaky_relu``                      ``LeakyReluBackward0``; in place ``LeakyReluBackward1`` (saves the
+                                    result, as PyTorch)
+``gelu`` (``approximate``)          ``GeluBackward0``
+``silu`` / ``mish``                 ``SiluBackward0`` / ``MishBackward0``
+``elu``                             ``EluBackward0``; in place ``EluBackward1``
+``softplus`` / ``hardtanh``         ``SoftplusBackward0`` / ``HardtanhBackward0`` (also ``relu6``)
+``prelu``                           ``PreluKernelBackward0`` (the weight viewed to broadcast)
+==================================  ================================================================
+
+``softsign`` is a composite in PyTorch and is built here from the same ops. Scalars that PyTorch's
+nodes keep (``node._saved_negative_slope``, ...) are attributes of the node. Every backward is made
+of tensor operations (or of a ``Function`` whose own backward is), so ``create_graph=True`` works.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import scalar_type_name
+from ...function import Function
+from ...ops import comparison, logarithmic, pointwise
+from ...ops.inplace import inplace as in_place
+from ...ops.promotion import _const
+from ...tensor import Tensor
+from ._node import (
+    _inplace_backward_check,
+    _keep,
+    _mask,
+    _require_float,
+)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)`` elementwise (``ReluBackward0``)."""
+    if inplace:
+        return in_place(input, pointwise.relu)
+    return pointwise.relu(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return pointwise.tanh(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return pointwise.sigmoid(input)
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+        "as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)``, computed stably (``SoftmaxBackward0``)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return logarithmic.softmax(input, dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))``, computed stably (``LogSoftmaxBackward0``)."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return logarithmic.log_softmax(input, dim)
+
+
+# ---------------------------------------------------------------------------- leaky relu
+class LeakyRelu(Function):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    node_name = "LeakyReluBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, slope: float) -> Tensor:
+        d = x._data
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        _keep(ctx, negative_slope=slope)
+        return Tensor._make(np.where(d > 0, d, d * d.dtype.type(slope)).astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (x,) = ctx.saved_tensors
+        return grad * _const(np.where(x._data > 0, 1, ctx.slope).astype(grad._data.dtype)), None
+
+
+class LeakyReluResult(Function):
+    """``leaky_relu_``: the same function, its derivative read from the saved result."""
+
+    node_name = "LeakyReluBackward1"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, slope: float) -> Tensor:
+        d = x._data
+        out = Tensor._make(np.where(d > 0, d, d * d.dtype.type(slope)).astype(d.dtype, copy=False))
+        ctx.save_for_backward(out)
+        ctx.slope = slope
+        _keep(ctx, negative_slope=slope)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        _inplace_backward_check(
+            "leakyReLu", ctx.slope >= 0,
+            " File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place "
+            "leakRelu backward calculation with negative slope",
+        )
+        (out,) = ctx.saved_tensors
+        return grad * _const(np.where(out._data > 0, 1, ctx.slope).astype(grad._data.dtype)), None
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``max(0, x) + negative_slope * min(0, x)`` (``LeakyReluBackward0``)."""
+    _require_float(input, "leaky_relu_cpu")
+    if inplace:
+        return in_place(input, LeakyReluResult.apply, float(negative_slope))
+    return LeakyRelu.apply(input, float(negative_slope))
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+# ---------------------------------------------------------------------------- gelu
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+_GELU_C = 0.044715
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _normal_cdf(w: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.asarray(_erf(w / math.sqrt(2.0)), dtype=np.float64))
+
+
+def _gelu_value(d: np.ndarray, approximate: str) -> np.ndarray:
+    w = d.astype(np.float64)
+    if approximate == "tanh":
+        out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w**3)))
+    else:
+        out = w * _normal_cdf(w)
+    return out.astype(d.dtype)
+
+
+def _gelu_derivative(d: np.ndarray, approximate: str) -> np.ndarray:
+    w = d.astype(np.float64)
+    if approximate == "tanh":
+        t = np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w**3))
+        return 0.5 * (1 + t) + 0.5 * w * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * w * w)
+    return _normal_cdf(w) + w * np.exp(-0.5 * w * w) * _INV_SQRT_2PI
+
+
+def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
+    """gelu''(x) made of tensor ops (so that third derivatives work too)."""
+    if approximate == "tanh":
+        u1 = (1 + 3 * _GELU_C * x * x) * _SQRT_2_OVER_PI
+        u2 = x * (6 * _GELU_C * _SQRT_2_OVER_PI)
+        t = pointwise.tanh((x + _GELU_C * x * x * x) * _SQRT_2_OVER_PI)
+        return (1 - t * t) * (u1 + 0.5 * x * (u2 - 2 * t * u1 * u1))
+    return pointwise.exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
+
+
+class Gelu(Function):
+    """``x * Φ(x)`` (Φ the standard normal CDF), or its tanh approximation."""
+
+    node_name = "GeluBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, approximate: str) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        _keep(ctx, approximate=approximate)
+        return Tensor._make(_gelu_value(x._data, approximate))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (x,) = ctx.saved_tensors
+        return GeluGrad.apply(grad, x, ctx.approximate), None
+
+
+class GeluGrad(Function):
+    """``grad * gelu'(x)``: GELU's backward as an op of its own, as PyTorch's ``gelu_backward``."""
+
+    node_name = "GeluBackwardBackward0"
+    saved_names = ("grad_output", "self")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, approximate: str) -> Tensor:
+        ctx.save_for_backward(grad, x)
+        ctx.approximate = approximate
+        out = grad._data * _gelu_derivative(x._data, approximate)
+        return Tensor._make(out.astype(np.result_type(grad._data.dtype, x._data.dtype), copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        grad, x = ctx.saved_tensors
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        g_grad = GeluGrad.apply(gg, x, ctx.approximate) if need_grad else None
+        g_x = gg * grad * _gelu_second_derivative(x, ctx.approximate) if need_x else None
+        return g_grad, g_x, None
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit (``GeluBackward0``); ``approximate="tanh"`` for the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _require_float(input, "GeluKernelImpl")
+    return Gelu.apply(input, approximate)
+
+
+# ---------------------------------------------------------------------------- silu, mish
+def _sigmoid_np(d: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(d))
+    return np.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
+
+
+def _softplus_np(d: np.ndarray) -> np.ndarray:
+    return (np.maximum(d, 0) + np.log1p(np.exp(-np.abs(d)))).astype(d.dtype, copy=False)
+
+
+def _softplus_t(x: Tensor) -> Tensor:
+    """log(1 + exp(x)) of tensor ops, without overflow."""
+    return pointwise.relu(x) + pointwise.log(pointwise.exp(-pointwise.abs(x)) + 1)
+
+
+class Silu(Function):
+    """``x * sigmoid(x)``."""
+
+    node_name = "SiluBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return Tensor._make((x._data * _sigmoid_np(x._data)).astype(x._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        s = pointwise.sigmoid(x)
+        return grad * (s * (x * (1 - s) + 1))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Sigmoid linear unit (swish), ``x * sigmoid(x)`` (``SiluBackward0``)."""
+    _require_float(input, "silu_cpu")
+    if inplace:
+        return in_place(input, Silu.apply)
+    return Silu.apply(input)
+
+
+class Mish(Function):
+    """``x * tanh(softplus(x))``."""
+
+    node_name = "MishBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        d = x._data
+        return Tensor._make((d * np.tanh(_softplus_np(d))).astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        t = pointwise.tanh(_softplus_t(x))
+        return grad * (t + x * pointwise.sigmoid(x) * (1 - t * t))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (``MishBackward0``)."""
+    _require_float(input, "mish_cpu")
+    if inplace:
+        return in_place(input, Mish.apply)
+    return Mish.apply(input)
+
+
+# ---------------------------------------------------------------------------- elu
+def _elu_np(d: np.ndarray, alpha: float) -> np.ndarray:
+    neg = np.expm1(np.minimum(d, 0)) * alpha
+    return np.where(d > 0, d, neg).astype(d.dtype, copy=False)
+
+
+class Elu(Function):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+
+    node_name = "EluBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, alpha: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.alpha = alpha
+        _keep(ctx, alpha=alpha, scale=1, input_scale=1)
+        return Tensor._make(_elu_np(x._data, alpha))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (x,) = ctx.saved_tensors
+        pos = _mask(x._data > 0, grad)
+        return grad * (pos + (1 - pos) * pointwise.exp(comparison.clamp(x, None, 0)) * ctx.alpha), None
+
+
+class EluResult(Function):
+    """``elu_``: the derivative read from the saved result (``alpha * exp(x) = result + alpha``)."""
+
+    node_name = "EluBackward1"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, alpha: float) -> Tensor:
+        out = Tensor._make(_elu_np(x._data, alpha))
+        ctx.save_for_backward(out)
+        ctx.alpha = alpha
+        _keep(ctx, alpha=alpha, scale=1, input_scale=1)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        _inplace_backward_check("elu", ctx.alpha >= 0)
+        (out,) = ctx.saved_tensors
+        pos = _mask(out._data > 0, grad)
+        return grad * (pos + (1 - pos) * (out + ctx.alpha)), None
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """Exponential linear unit (``EluBackward0``; in place ``EluBackward1``)."""
+    _require_float(input, "elu_cpu")
+    if inplace:
+        return in_place(input, EluResult.apply, float(alpha))
+    return Elu.apply(input, float(alpha))
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+# ---------------------------------------------------------------------------- softplus
+class Softplus(Function):
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+
+    node_name = "SoftplusBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, beta: float, threshold: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        _keep(ctx, beta=beta, threshold=threshold)
+        d = x._data
+        scaled = d * d.dtype.type(beta)
+        with np.errstate(over="ignore"):
+            soft = _softplus_np(scaled) / d.dtype.type(beta)
+        return Tensor._make(np.where(scaled > threshold, d, soft).astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (x,) = ctx.saved_tensors
+        linear = _mask(x._data * x._data.dtype.type(ctx.beta) > ctx.threshold, grad)
+        return grad * (linear + (1 - linear) * pointwise.sigmoid(x * ctx.beta)), None, None
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """Smooth ReLU, ``log(1 + exp(beta * x)) / beta`` (``SoftplusBackward0``)."""
+    _require_float(input, "softplus_cpu")
+    return Softplus.apply(input, float(beta), float(threshold))
+
+
+# ---------------------------------------------------------------------------- hardtanh, relu6
+class Hardtanh(Function):
+    """``x`` clipped to ``[min_val, max_val]``; the gradient passes strictly inside."""
+
+    node_name = "HardtanhBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, lo: float, hi: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        _keep(ctx, min_val=lo, max_val=hi)
+        d = x._data
+        return Tensor._make(np.minimum(np.maximum(d, lo), hi).astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (x,) = ctx.saved_tensors
+        return grad * _mask((x._data > ctx.lo) & (x._data < ctx.hi), grad), None, None
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``clamp(x, min_val, max_val)`` (``HardtanhBackward0``)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return in_place(input, Hardtanh.apply, min_val, max_val)
+    return Hardtanh.apply(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(0, x), 6)``: ``hardtanh(x, 0, 6)``, the same node in PyTorch."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# ---------------------------------------------------------------------------- softsign, prelu
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``, composed as in PyTorch (``DivBackward0`` over ``AddBackward0``)."""
+    return input / (input.abs() + 1)
+
+
+class PreluKernel(Function):
+    """``x`` where positive, ``weight * x`` elsewhere (``weight`` broadcast over the channels)."""
+
+    node_name = "PreluKernelBackward0"
+    saved_names = ("self", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, weight: Tensor) -> Tensor:
+        ctx.save_for_backward(x, weight)
+        d, w = x._data, weight._data
+        return Tensor._make(np.where(d > 0, d, w * d).astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, weight = ctx.saved_tensors
+        pos = _mask(x._data > 0, grad)
+        need_x, need_w = ctx.needs_input_grad
+        grad_x = grad * (pos + (1 - pos) * weight) if need_x else None
+        grad_w = grad * x * (1 - pos) if need_w else None
+        return grad_x, grad_w
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Leaky ReLU with a learnt slope per channel (dim 1) or one shared (``PreluKernelBackward0``)."""
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {scalar_type_name(input.dtype)} and "
+            f"{scalar_type_name(weight.dtype)}"
+        )
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{weight.numel()} and channel size = {channels}."
+            )
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    if input.ndim != weight.ndim:
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return PreluKernel.apply(input, weight)

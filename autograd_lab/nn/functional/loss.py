@@ -1,0 +1,651 @@
+"""Losses, with PyTorch's ``reduction`` ("none", "mean", "sum") and its legacy ``size_average``/``reduce``:
+
+=====================================  ===================================================================
+``mse_loss``                           ``MseLossBackward0``
+``cross_entropy``                      ``NllLossBackward0`` over ``LogSoftmaxBackward0`` (class indices)
+``nll_loss``                           ``NllLossBackward0``; ``NllLoss2DBackward0`` for inputs of more than
+                                       2 dims (3-D and 5-D+ inputs viewed as 4-D, as PyTorch does)
+``binary_cross_entropy``               ``BinaryCrossEntropyBackward0``
+``binary_cross_entropy_with_logits``   ``BinaryCrossEntropyWithLogitsBackward0``
+``smooth_l1_loss`` / ``huber_loss``    ``SmoothL1LossBackward0`` / ``HuberLossBackward0``
+=====================================  ===================================================================
+
+``l1_loss`` and ``kl_div`` are composites in PyTorch and are built here from the same ops.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ...dtypes import Size, scalar_type_name
+from ...function import Function
+from ...ops import comparison, logarithmic, pointwise
+from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
+from ...tensor import Tensor
+from ._node import (
+    _keep,
+    _mask,
+    _not_differentiable,
+)
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """The deprecated ``size_average``/``reduce`` arguments, mapped to ``reduction`` as PyTorch does."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
+                  f"{_legacy_string(size_average, reduce)}' instead.", UserWarning, stacklevel=3)
+    return _legacy_string(size_average, reduce)
+
+
+def _legacy_string(size_average: Any, reduce: Any) -> str:
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def _reduce(arr: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return np.asarray(arr.mean(), dtype=arr.dtype)
+    if reduction == "sum":
+        return np.asarray(arr.sum(), dtype=arr.dtype)
+    return arr
+
+
+# ---------------------------------------------------------------------------- mse loss, l1 loss
+class MseLoss(Function):
+    node_name = "MseLossBackward0"
+    saved_names = ("self", "target")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor, reduction: str) -> Tensor:
+        need_a, need_b = ctx.needs_input_grad[:2]
+        ctx.save_for_backward(a, b)
+        ctx.reduction = reduction
+        sq = np.square(cast(a._data - b._data, a, b))
+        ctx.count = sq.size
+        if reduction == "mean":
+            sq = np.asarray(sq.mean(), dtype=sq.dtype)
+        elif reduction == "sum":
+            sq = np.asarray(sq.sum(), dtype=sq.dtype)
+        return Tensor._make(sq)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        a, b = ctx.saved_tensors
+        scale = 2.0 / ctx.count if ctx.reduction == "mean" else 2.0
+        g = grad * (a - b) * scale
+        need_a, need_b = ctx.needs_input_grad[:2]
+        return (g if need_a else None), (-g if need_b else None), None
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or none) of the squared differences (``MseLossBackward0``).
+
+    A target of another shape broadcasts, with PyTorch's warning; both inputs get gradients.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = binary_operands(input, target)
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+            "the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
+        broadcast_shape(input.shape, target.shape)
+    _check_reduction(reduction)
+    return MseLoss.apply(input, target, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or none) of the absolute differences; composite, as in PyTorch."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+            "the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
+    _check_reduction(reduction)
+    diff = (input - target).abs()
+    return diff if reduction == "none" else diff.mean() if reduction == "mean" else diff.sum()
+
+
+# ---------------------------------------------------------------------------- nll loss, cross entropy
+class NllLoss(Function):
+    """Negative log-likelihood of the target classes, given log-probabilities.
+
+    The loss of sample i is ``-w[t_i] * logp[i, t_i]``; ``mean`` divides the sum by the sum of the
+    weights ``w[t_i]`` (the number of samples without ``weight``); targets equal to ``ignore_index``
+    count for nothing. The gradient is the constant ``-w[t_i] / total`` at the target positions.
+    """
+
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, logp: Tensor, target: np.ndarray, weight: np.ndarray | None, reduction: str,
+                ignore_index: int) -> Tensor:
+        lp = logp._data
+        class_dim = 1 if lp.ndim >= 2 else 0
+        classes = lp.shape[class_dim]
+        rows = np.moveaxis(lp, class_dim, -1).reshape(-1, classes)
+        t = target.reshape(-1).astype(np.int64)
+        keep = t != ignore_index
+        bad = keep & ((t < 0) | (t >= classes))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+        safe = np.where(keep, t, 0)
+        w = (weight[safe] if weight is not None else np.ones(t.shape, lp.dtype)) * keep
+        w = w.astype(lp.dtype, copy=False)
+        losses = -w * rows[np.arange(rows.shape[0]), safe]
+        if reduction == "none":
+            total = np.ones((), lp.dtype)
+            out = losses.reshape(target.shape)
+        elif reduction == "sum":
+            total = np.ones((), lp.dtype)
+            out = losses.sum()
+        else:
+            total = w.sum()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = losses.sum() / total
+        coef = np.zeros_like(rows)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coef[np.arange(rows.shape[0]), safe] = -w / total
+        moved = np.moveaxis(lp, class_dim, -1).shape
+        ctx.coef = np.moveaxis(coef.reshape(moved), -1, class_dim)
+        ctx.class_dim, ctx.reduction = class_dim, reduction
+        return Tensor._make(np.asarray(out, dtype=lp.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
+        if ctx.reduction == "none" and ctx.coef.ndim >= 2:
+            grad = grad.unsqueeze(ctx.class_dim)
+        return grad * Tensor._make(ctx.coef), None, None, None, None
+
+
+class NllLoss2d(NllLoss):
+    """The same loss for inputs of shape (N, C, H, W); PyTorch names its node apart."""
+
+    node_name = "NllLoss2DBackward0"
+
+
+def _nll(logp: Tensor, target: Tensor, weight: np.ndarray | None, reduction: str,
+         ignore_index: int) -> Tensor:
+    """Pick PyTorch's node: ``NllLoss`` up to 2-D, ``NllLoss2D`` beyond (other ranks viewed as 4-D)."""
+    if logp.ndim <= 2:
+        return NllLoss.apply(logp, target._data, weight, reduction, ignore_index)
+    if logp.ndim == 4:
+        return NllLoss2d.apply(logp, target._data, weight, reduction, ignore_index)
+    n, c = logp.shape[:2]
+    out = NllLoss2d.apply(logp.view(n, c, 1, -1), target._data.reshape(n, 1, -1), weight, reduction,
+                          ignore_index)
+    return out.view(*target.shape) if reduction == "none" else out
+
+
+def _check_class_targets(input: Tensor, target: Tensor) -> None:
+    """PyTorch's checks of a class-index target against the input's shape."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 0):
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 0})."
+        )
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(
+                f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+            )
+    elif target.shape != input.shape[:1] + input.shape[2:]:
+        want = list(input.shape[:1] + input.shape[2:])
+        raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{scalar_type_name(target.dtype)}")
+
+
+def _check_weight(weight: Tensor | None, classes: int) -> np.ndarray | None:
+    if weight is None:
+        return None
+    if weight.ndim != 1 or weight.shape[0] != classes:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
+    return weight._data
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood loss of log-probabilities and class indices (``NllLossBackward0``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _check_class_targets(input, target)
+    classes = input.shape[1 if input.ndim >= 2 else 0]
+    w = _check_weight(weight, classes)
+    return _nll(input, target, w, reduction, int(ignore_index))
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    ignore_index: int = -100,
+    reduce: Any = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy between logits and targets (``torch.nn.functional.cross_entropy``).
+
+    ``input``: unnormalised scores (logits), shape (N, C), (C,) or (N, C, d1, ...). ``target``: class
+    indices (int64) of shape (N,), () or (N, d1, ...), or class probabilities (float, the input's
+    shape). Computed stably as ``nll_loss(log_softmax(input, 1), target)``: the graph shows
+    ``NllLossBackward0`` over ``LogSoftmaxBackward0``, as PyTorch's.
+
+    Deviation: with ``label_smoothing`` or probability targets the value matches PyTorch but a few
+    node names differ (``MulBackward0``/``DivBackward0`` where PyTorch records the ``...Backward1``
+    variants of multiplying or dividing by a number).
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.ndim >= 2 else 0
+    if input.shape == target.shape:
+        if not target.is_floating_point():
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                f"{scalar_type_name(target.dtype)}"
+            )
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim)
+    _check_class_targets(input, target)
+    classes = input.shape[class_dim]
+    w = _check_weight(weight, classes)
+    logp = logarithmic.log_softmax(input, class_dim)
+    nll = _nll(logp, target, w, reduction, int(ignore_index))
+    if label_smoothing == 0.0:
+        return nll
+    ignore = Tensor._make(target._data == ignore_index)
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        smooth = -(logp * weight.view(*shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        kept = target._data[target._data != ignore_index]
+        total = weight._data[kept].sum() if weight is not None else kept.size
+        smooth = smooth.sum() / float(total)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
+
+
+def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor | None,
+                                 reduction: str, label_smoothing: float, class_dim: int) -> Tensor:
+    classes = input.shape[class_dim]
+    logp = logarithmic.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    terms = logp * target
+    if weight is not None:
+        _check_weight(weight, classes)
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        terms = terms * weight.view(*shape)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    if input.numel() == 0:
+        return -terms.sum() * float("nan")
+    return -terms.sum() / (input.numel() / classes)
+
+
+# ---------------------------------------------------------------------------- binary cross entropy
+class BinaryCrossEntropy(Function):
+    """``-w * (y * log(x) + (1 - y) * log(1 - x))``, each log clamped at -100 as in PyTorch.
+
+    Weight is no input of the node (PyTorch's has edges to input and target only); it comes boxed.
+    """
+
+    node_name = "BinaryCrossEntropyBackward0"
+    saved_names = ("self", "target", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, y: Tensor, boxed: tuple, reduction: str) -> Tensor:
+        (weight,) = boxed
+        d, t = x._data, y._data
+        if not ((d >= 0) & (d <= 1)).all():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide="ignore"):
+            log_x = np.maximum(np.log(d), -100)
+            log_1mx = np.maximum(np.log1p(-d), -100)
+        loss = ((t - 1) * log_1mx - t * log_x).astype(d.dtype, copy=False)
+        if weight is not None:
+            loss = (loss * weight._data).astype(d.dtype, copy=False)
+        ctx.save_for_backward(x, y, weight)
+        ctx.reduction, ctx.count = reduction, loss.size
+        _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
+        return Tensor._make(_reduce(loss, reduction))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        x, y, weight = ctx.saved_tensors
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
+        if weight is not None:
+            grad = grad * weight
+        need_x, need_y = ctx.needs_input_grad[:2]
+        grad_x = grad * (x - y) / comparison.clamp(x * (1 - x), 1e-12, None) if need_x else None
+        grad_y = grad * (pointwise.log(1 - x) - pointwise.log(x)) if need_y else None
+        return grad_x, grad_y, None, None
+
+
+def _broadcast_shapes_against(base: Size, other: Size) -> tuple[int, ...]:
+    """``torch.broadcast_shapes(base, other)`` with its message for a mismatch."""
+    n = max(len(base), len(other))
+    result = [1] * (n - len(base)) + list(base)
+    for i in range(-1, -len(other) - 1, -1):
+        if other[i] == 1 or other[i] == result[i]:
+            continue
+        if result[i] != 1:
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {other[i]} at {i}! Mismatching argument at "
+                f"index 1 had {Size(other)}; but expected shape should be broadcastable to {result}"
+            )
+        result[i] = other[i]
+    return tuple(result)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities ``input`` and targets (``BinaryCrossEntropyBackward0``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
+            "deprecated. Please ensure they have the same size."
+        )
+    if weight is not None:
+        weight = weight.expand(*_broadcast_shapes_against(target.shape, weight.shape))
+    if input.dtype.name in ("int64", "int32", "int16", "int8", "uint8", "bool"):
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{scalar_type_name(input.dtype)}'")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(
+            f"Found dtype {scalar_type_name(target.dtype)} but expected {scalar_type_name(input.dtype)}")
+    _not_differentiable("binary_cross_entropy", weight=weight)
+    return BinaryCrossEntropy.apply(input, target, (weight,), reduction)
+
+
+def _log_sigmoid_np(d: np.ndarray) -> np.ndarray:
+    return np.minimum(d, 0) - np.log1p(np.exp(-np.abs(d)))
+
+
+def _log_sigmoid_t(x: Tensor) -> Tensor:
+    return comparison.clamp(x, None, 0) - pointwise.log(pointwise.exp(-pointwise.abs(x)) + 1)
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """``(1 - y) * x - (1 + (pos_weight - 1) * y) * log_sigmoid(x)``, times ``weight``: stable for
+    every ``x``. Weight and pos_weight are no inputs of the node (boxed), as in PyTorch."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    saved_names = ("self", "target", "weight", "pos_weight")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, y: Tensor, boxed: tuple, reduction: str) -> Tensor:
+        weight, pos_weight = boxed
+        d, t = x._data, y._data
+        log_sig = _log_sigmoid_np(d)
+        if pos_weight is not None:
+            log_sig = log_sig * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * d - log_sig
+        if weight is not None:
+            loss = loss * weight._data
+        loss = loss.astype(np.result_type(d.dtype, t.dtype), copy=False)
+        ctx.save_for_backward(x, y, weight, pos_weight)
+        ctx.reduction, ctx.count = reduction, loss.size
+        _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
+        return Tensor._make(_reduce(loss, reduction))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        x, y, weight, pos_weight = ctx.saved_tensors
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
+        if weight is not None:
+            grad = grad * weight
+        need_x, need_y = ctx.needs_input_grad[:2]
+        grad_x = grad_y = None
+        if need_x:
+            if pos_weight is not None:
+                pt = pos_weight * y
+                grad_x = grad * ((pt + 1 - y) * pointwise.sigmoid(x) - pt)
+            else:
+                grad_x = grad * (pointwise.sigmoid(x) - y)
+        if need_y:
+            if pos_weight is not None:
+                grad_y = grad * (_log_sigmoid_t(-x) - _log_sigmoid_t(x) * pos_weight)
+            else:
+                grad_y = grad * -x
+        return grad_x, grad_y, None, None
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Sigmoid and binary cross-entropy in one stable op (``BinaryCrossEntropyWithLogitsBackward0``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if pos_weight is not None:
+        broadcast_shape(pos_weight.shape, target.shape)
+    if weight is not None:
+        broadcast_shape(input.shape, weight.shape)
+    _not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    return BinaryCrossEntropyWithLogits.apply(input, target, (weight, pos_weight), reduction)
+
+
+# ---------------------------------------------------------------------------- smooth l1 loss, huber loss
+class _RobustLoss(Function):
+    """Quadratic near zero, linear beyond ``cut``: smooth L1 (divided by beta) and Huber (times delta)."""
+
+    huber = False
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, b: Tensor, reduction: str, cut: float) -> Tensor:
+        diff = a._data - b._data
+        z = np.abs(diff)
+        dt = diff.dtype.type
+        if cls.huber:
+            loss = np.where(z < cut, dt(0.5) * z * z, dt(cut) * (z - dt(0.5 * cut)))
+            _keep(ctx, delta=cut)
+        else:
+            loss = np.where(z < cut, dt(0.5) * z * z / dt(cut), z - dt(0.5 * cut))
+            _keep(ctx, beta=cut)
+        loss = loss.astype(diff.dtype, copy=False)
+        ctx.save_for_backward(a, b)
+        ctx.reduction, ctx.cut, ctx.count = reduction, cut, loss.size
+        _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
+        return Tensor._make(_reduce(loss, reduction))
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        a, b = ctx.saved_tensors
+        diff = a._data - b._data
+        inside = _mask(np.abs(diff) <= ctx.cut, grad)
+        outer = _const(np.sign(diff).astype(grad._data.dtype))
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
+        if cls.huber:
+            g = grad * (inside * (a - b) + (1 - inside) * outer * ctx.cut)
+        else:
+            g = grad * (inside * (a - b) / ctx.cut + (1 - inside) * outer)
+        need_a, need_b = ctx.needs_input_grad[:2]
+        return (g if need_a else None), (-g if need_b else None), None, None
+
+
+class SmoothL1Loss(_RobustLoss):
+    node_name = "SmoothL1LossBackward0"
+    saved_names = ("self", "target")
+
+
+class HuberLoss(_RobustLoss):
+    node_name = "HuberLossBackward0"
+    saved_names = ("self", "target")
+    huber = True
+
+
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+            "the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _broadcast_tensors(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """``torch.broadcast_tensors`` of two: only a tensor whose shape changes gets an ``ExpandBackward0``."""
+    shape = broadcast_shape(a.shape, b.shape)
+    return (a if a.shape == shape else a.expand(*shape)), (b if b.shape == shape else b.expand(*shape))
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Squared error below ``beta`` (halved, over beta), absolute error above (``SmoothL1LossBackward0``);
+    ``beta=0`` is the L1 loss, as in PyTorch."""
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_string(size_average, reduce)
+    input, target = binary_operands(input, target)
+    input, target = _broadcast_tensors(input, target)
+    _check_reduction(reduction)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return SmoothL1Loss.apply(input, target, reduction, float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Squared error below ``delta`` (halved), ``delta`` times the absolute error above
+    (``HuberLossBackward0``)."""
+    _warn_target_size(input, target)
+    input, target = binary_operands(input, target)
+    input, target = _broadcast_tensors(input, target)
+    if weight is None:
+        _check_reduction(reduction)
+        if delta <= 0:
+            raise RuntimeError("huber_loss does not support non-positive values for delta.")
+        return HuberLoss.apply(input, target, reduction, float(delta))
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    loss = HuberLoss.apply(input, target, "none", float(delta)) * weight
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+# ---------------------------------------------------------------------------- kl div
+class Xlogy(Function):
+    """``x * log(y)``, 0 where ``x == 0`` (``torch.xlogy``)."""
+
+    node_name = "XlogyBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, y: Tensor) -> Tensor:
+        ctx.save_for_backward(x, y)
+        a, b = x._data, y._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(a == 0, 0, a * np.log(b))
+        out = np.where(np.isnan(b), np.nan, out)
+        return Tensor._make(out.astype(np.result_type(a.dtype, b.dtype), copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        grad_x = grad_y = None
+        if need_x:
+            zero = (x._data == 0) & (y._data <= 0)
+            grad_x = Xlogy.apply(grad, y).masked_fill(_const(zero), 0.0)
+        if need_y:
+            grad_y = grad * x / y
+        return grad_x, grad_y
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL divergence of ``target`` from ``exp(input)`` (log-probabilities), composed as PyTorch's:
+    ``xlogy(t, t) - t * input`` (or ``exp(t) * (t - input)`` with ``log_target``).
+
+    ``reduction="batchmean"`` divides the sum by the batch size (the mathematical KL divergence);
+    ``"mean"`` divides by the number of elements, with PyTorch's warning.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_string(size_average, reduce)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if reduction != "batchmean":
+        _check_reduction(reduction)
+    if log_target:
+        out = pointwise.exp(target) * (target - input)
+    else:
+        out = Xlogy.apply(*binary_operands(target, target)) - target * input
+    if reduction == "mean":
+        return out.mean()
+    if reduction in ("sum", "batchmean"):
+        out = out.sum()
+        if reduction == "batchmean" and input.ndim != 0:
+            out = out / input.shape[0]
+    return out

@@ -1,0 +1,241 @@
+"""Normalization: ``batch_norm`` (``NativeBatchNormBackward0``, in training and in eval, as PyTorch),
+``layer_norm`` (``NativeLayerNormBackward0``) and ``normalize`` (a composite, as in PyTorch)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import Size
+from ...dtypes import wrap_dim as _wrap_dim
+from ...function import Function
+from ...ops import comparison, reduction
+from ...tensor import Tensor
+from ._node import (
+    _UNDEFINED,
+    _keep,
+    _require_float,
+)
+
+
+# ---------------------------------------------------------------------------- batch norm
+class NativeBatchNorm(Function):
+    """Normalise each channel (dim 1) over the batch and any further dims, then scale and shift.
+
+    Training: the batch's mean and biased variance normalise, and the running statistics (kept
+    outside the graph) move towards the batch's mean and *unbiased* variance by ``momentum``.
+    Eval: the running statistics normalise. Statistics are accumulated in float64, as PyTorch's CPU
+    kernel does.
+    """
+
+    node_name = "NativeBatchNormBackward0"
+    saved_names = ("input", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor, running: tuple, training: bool,
+                momentum: float, eps: float) -> Tensor:
+        data = x._data
+        dims = (0, *range(2, data.ndim))
+        shape = (1, data.shape[1]) + (1,) * (data.ndim - 2)
+        running_mean, running_var = running
+        if training:
+            wide = data.astype(np.float64)
+            mean = wide.mean(axis=dims)
+            var = wide.var(axis=dims)
+            count = data.size // data.shape[1]
+            if running_mean is not None:
+                _update(running_mean, (1 - momentum) * running_mean._data + momentum * mean)
+            if running_var is not None:
+                unbiased = var * count / max(count - 1, 1)
+                _update(running_var, (1 - momentum) * running_var._data + momentum * unbiased)
+        else:
+            mean = running_mean._data.astype(np.float64)
+            var = running_var._data.astype(np.float64)
+        invstd = 1.0 / np.sqrt(var + eps)
+        out = (data - mean.reshape(shape)) * invstd.reshape(shape)
+        if weight is not _UNDEFINED:
+            out = out * weight._data.reshape(shape)
+        if bias is not _UNDEFINED:
+            out = out + bias._data.reshape(shape)
+        ctx.save_for_backward(x, None if weight is _UNDEFINED else weight)
+        ctx.dims, ctx.shape, ctx.training, ctx.eps = dims, shape, training, eps
+        if not training:
+            ctx.mean, ctx.invstd = mean.astype(data.dtype), invstd.astype(data.dtype)
+        return Tensor._make(out.astype(data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        x, weight = ctx.saved_tensors
+        dims, shape = ctx.dims, ctx.shape
+        if ctx.training:
+            centered = x - x.mean(dims, keepdim=True)
+            invstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        else:
+            centered = x - Tensor._make(ctx.mean.reshape(shape))
+            invstd = Tensor._make(ctx.invstd.reshape(shape))
+        x_hat = centered * invstd
+        g = grad * weight.view(shape) if weight is not None else grad
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        grad_x = None
+        if need_x:
+            if ctx.training:
+                grad_x = invstd * (g - g.mean(dims, keepdim=True)
+                                   - x_hat * (g * x_hat).mean(dims, keepdim=True))
+            else:
+                grad_x = g * invstd
+        grad_w = (grad * x_hat).sum(dims) if need_w else None
+        grad_b = grad.sum(dims) if need_b else None
+        return grad_x, grad_w, grad_b, None, None, None, None
+
+
+def _update(buffer: Tensor, value: np.ndarray) -> None:
+    """Write new running statistics into a buffer, counting the change as PyTorch does."""
+    buffer._data[...] = value
+    buffer._version_counter.value += 1
+
+
+def _verify_batch_size(size: Size) -> None:
+    count = size[0]
+    for s in size[2:]:
+        count *= s
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Batch normalisation over dim 1 (``torch.nn.functional.batch_norm``): see :class:`NativeBatchNorm`."""
+    if training:
+        _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.ndim < 2:
+        raise RuntimeError(f"batch_norm expects an input with at least 2 dimensions, got {input.ndim}")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return NativeBatchNorm.apply(
+        input,
+        _UNDEFINED if weight is None else weight,
+        _UNDEFINED if bias is None else bias,
+        (running_mean, running_var),
+        bool(training),
+        float(momentum),
+        float(eps),
+    )
+
+
+# ---------------------------------------------------------------------------- layer norm
+class NativeLayerNorm(Function):
+    """Normalise over the last ``len(normalized_shape)`` dims of each sample, then scale and shift.
+
+    Saves what PyTorch saves: the input, weight, bias and the per-sample mean (``result1``) and
+    reciprocal standard deviation (``result2``), both of shape ``input.shape[:axis] + (1,) * k``.
+    """
+
+    node_name = "NativeLayerNormBackward0"
+    saved_names = ("input", "weight", "bias", "result1", "result2")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor, normalized_shape: tuple,
+                eps: float) -> Tensor:
+        data = x._data
+        k = len(normalized_shape)
+        axes = tuple(range(data.ndim - k, data.ndim))
+        wide = data.astype(np.float64)
+        mean = wide.mean(axis=axes, keepdims=True) if data.size else np.zeros(
+            data.shape[:data.ndim - k] + (1,) * k)
+        var = ((wide - mean) ** 2).mean(axis=axes, keepdims=True) if data.size else mean
+        rstd = 1.0 / np.sqrt(var + eps)
+        out = (wide - mean) * rstd
+        has_w, has_b = weight is not _UNDEFINED, bias is not _UNDEFINED
+        if has_w:
+            out = out * weight._data
+        if has_b:
+            out = out + bias._data
+        ctx.save_for_backward(x, weight if has_w else None, bias if has_b else None,
+                              Tensor._make(mean.astype(data.dtype)), Tensor._make(rstd.astype(data.dtype)))
+        ctx.axes, ctx.eps = axes, eps
+        _keep(ctx, normalized_shape=list(normalized_shape))
+        return Tensor._make(out.astype(data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        x, weight, _bias, _mean, _rstd = ctx.saved_tensors
+        axes = ctx.axes
+        centered = x - x.mean(axes, keepdim=True)
+        rstd = ((centered * centered).mean(axes, keepdim=True) + ctx.eps) ** -0.5
+        x_hat = centered * rstd
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        grad_x = None
+        if need_x:
+            g = grad * weight if weight is not None else grad
+            grad_x = rstd * (g - g.mean(axes, keepdim=True) - x_hat * (g * x_hat).mean(axes, keepdim=True))
+        grad_w = grad * x_hat if need_w else None  # the node sums these back to normalized_shape
+        grad_b = grad if need_b else None
+        return grad_x, grad_w, grad_b, None, None
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` (``NativeLayerNormBackward0``)."""
+    if isinstance(normalized_shape, numbers.Integral) or not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
+    shape = tuple(int(s) for s in normalized_shape)
+    shown = "[" + ", ".join(map(str, shape)) + "]"
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+            f"element, but got normalized_shape = {shown}"
+        )
+    for label, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {label} to be of same shape as normalized_shape, but got {label} of shape "
+                f"{list(t.shape)} and normalized_shape = {shown}"
+            )
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shown}, expected input with shape [*, {', '.join(map(str, shape))}], "
+            f"but got input of size{list(input.shape)}"
+        )
+    _require_float(input, "LayerNormKernelImpl")
+    return NativeLayerNorm.apply(
+        input,
+        _UNDEFINED if weight is None else weight,
+        _UNDEFINED if bias is None else bias,
+        shape,
+        float(eps),
+    )
+
+
+# ---------------------------------------------------------------------------- normalize
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(‖input‖_p, eps)`` along ``dim`` (``DivBackward0`` over the clamped norm)."""
+    if out is not None:
+        raise NotImplementedError("autograd_lab's normalize has no out= argument")
+    dim = _wrap_dim(dim, input.ndim)
+    norm = reduction.norm(input, p, dim, True)
+    denom = comparison.ClampMinScalar.apply(norm, float(eps)).expand(*input.shape)
+    return input / denom
