@@ -192,3 +192,16 @@ def test_no_import_inside_a_function_but_of_an_optional_package():
                     elif isinstance(node, ast.Import) and any(a.name not in optional for a in node.names):
                         local.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert local == []
+
+
+def test_one_optimizer_per_file_and_the_parameter_loop_once():
+    """Each algorithm in its own file defines its state and its update; the loop over the
+    parameters (state, maximize, weight decay) is Optimizer.step alone."""
+    for path in sorted((PACKAGE / "optim").glob("*.py")):
+        if path.stem in ("__init__", "optimizer", "lr_scheduler"):
+            continue
+        classes = [n for n in _top_level(path) if isinstance(n, ast.ClassDef)]
+        assert len(classes) == 1 and classes[0].name.lower() == path.stem, path.name
+        methods = {f.name for f in classes[0].body if isinstance(f, ast.FunctionDef)}
+        assert "step" not in methods, f"{path.name} writes the parameter loop again"
+        assert '"maximize"]' not in ast.unparse(classes[0]), f"{path.name} applies maximize itself"

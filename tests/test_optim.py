@@ -336,3 +336,48 @@ def test_module_parameters_with_optimizer():
         F.cross_entropy(model(x), y).backward()
         opt.step()
     assert F.cross_entropy(model(x), y).item() < before
+
+
+# ---------------------------------------------------------------------------- the shared loop
+class _SignSGD(optim.Optimizer):
+    """An algorithm written as PyTorch's subclasses are here: only its state and its update."""
+
+    def __init__(self, params, lr=0.1, weight_decay=0.0, maximize=False, decoupled_weight_decay=False):
+        super().__init__(params, {"lr": lr, "weight_decay": weight_decay, "maximize": maximize,
+                                  "decoupled_weight_decay": decoupled_weight_decay})
+
+    def _init_state(self, p, group):
+        return {"step": al.tensor(0.0), "seen": al.zeros_like(p)}
+
+    def _update(self, p, grad, state, group):
+        state["seen"].add_(grad)
+        p.add_(grad.sign(), alpha=-group["lr"])
+
+
+def test_the_optimizer_loop_gives_every_algorithm_state_maximize_and_weight_decay():
+    w = al.tensor([1.0, -2.0], requires_grad=True)
+    unused = al.tensor([5.0], requires_grad=True)
+    opt = _SignSGD([w, unused], weight_decay=0.5, maximize=True)
+    (w * al.tensor([1.0, 1.0])).sum().backward()  # g = [1, 1]
+    opt.step()
+    # maximize: g = -1; weight decay added after: g = -1 + 0.5 w = [-0.5, -2]; p -= 0.1 sign(g)
+    np.testing.assert_allclose(w.detach().numpy(), [1.1, -1.9], rtol=1e-6)
+    assert opt.state[w]["step"].item() == 1.0 and opt.state[w]["seen"].tolist() == [-0.5, -2.0]
+    assert unused not in opt.state, "a parameter without a gradient gets no state"
+    opt.step()
+    assert opt.state[w]["step"].item() == 2.0
+    decoupled = _SignSGD([w], lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)
+    before = w.detach().clone()
+    decoupled.step()  # p *= 1 - lr * wd, then the update with the plain gradient
+    np.testing.assert_allclose(w.detach().numpy(), before.numpy() * 0.95 - 0.1, rtol=1e-6)
+
+
+def test_sgd_without_momentum_keeps_no_state_as_pytorch():
+    w = al.tensor([1.0], requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+    (w * 2).sum().backward()
+    opt.step()
+    assert opt.state_dict()["state"] == {}
+    m = optim.SGD([w], lr=0.1, momentum=0.9)
+    m.step()
+    assert list(m.state_dict()["state"][0]) == ["momentum_buffer"]

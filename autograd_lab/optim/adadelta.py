@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .. import creation, dtypes
-from ..grad_mode import no_grad
+from .. import creation
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters, _scalar
 
 
 class Adadelta(Optimizer):
@@ -25,46 +24,26 @@ class Adadelta(Optimizer):
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], lr: float = 1.0, rho: float = 0.9,
                  eps: float = 1e-6, weight_decay: float = 0, foreach: bool | None = None, *,
                  capturable: bool = False, maximize: bool = False, differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         defaults = {
             "lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
             "capturable": capturable, "foreach": foreach, "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr, rho, eps, weight_decay = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = creation.tensor(0.0, dtype=dtypes.float32)
-                    state["square_avg"] = creation.zeros_like(p)
-                    state["acc_delta"] = creation.zeros_like(p)
-                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                state["step"].add_(1)
-                grad = p.grad if not group["maximize"] else -p.grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-                std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_()
-                delta.div_(std).mul_(grad)
-                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                p.add_(delta, alpha=-lr)
-        return loss
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {"step": _scalar(0.0), "square_avg": creation.zeros_like(p),
+                "acc_delta": creation.zeros_like(p)}
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        rho, eps = group["rho"], group["eps"]
+        square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_()
+        delta.div_(std).mul_(grad)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        p.add_(delta, alpha=-group["lr"])
 
 
 __all__ = ["Adadelta"]

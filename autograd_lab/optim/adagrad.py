@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .. import creation, dtypes
-from ..grad_mode import no_grad
+from .. import creation
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters, _scalar
 
 
 class Adagrad(Optimizer):
@@ -28,54 +27,27 @@ class Adagrad(Optimizer):
                  lr_decay: float = 0, weight_decay: float = 0, initial_accumulator_value: float = 0,
                  eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_hyperparameters(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                               initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
             "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
             "differentiable": differentiable, "fused": fused,
         }
         super().__init__(params, defaults)
-        # PyTorch creates the state of every parameter at construction
-        for group in self.param_groups:
+        for group in self.param_groups:  # PyTorch creates the state of every parameter at construction
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = creation.tensor(0.0, dtype=dtypes.float32)
-                state["sum"] = creation.full_like(p, initial_accumulator_value)
+                self.state[p] = self._init_state(p, group)
 
-    @no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-            weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = creation.tensor(0.0, dtype=dtypes.float32)
-                    state["sum"] = creation.full_like(p, self.defaults["initial_accumulator_value"])
-                state_sum = state["sum"]
-                state["step"].add_(1)
-                step = state["step"].item()
-                grad = p.grad if not group["maximize"] else -p.grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum.addcmul_(grad, grad, value=1)
-                std = state_sum.sqrt().add_(eps)
-                p.addcdiv_(grad, std, value=-clr)
-        return loss
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {"step": _scalar(0.0),
+                "sum": creation.full_like(p, self.defaults["initial_accumulator_value"])}
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        clr = group["lr"] / (1 + (state["step"].item() - 1) * group["lr_decay"])
+        state["sum"].addcmul_(grad, grad, value=1)
+        std = state["sum"].sqrt().add_(group["eps"])
+        p.addcdiv_(grad, std, value=-clr)
 
 
 __all__ = ["Adagrad"]

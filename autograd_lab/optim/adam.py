@@ -1,14 +1,13 @@
-"""Adam and AdamW (``torch.optim.Adam``, ``torch.optim.AdamW``), with PyTorch's exact update."""
+"""Adam (``torch.optim.Adam``), with PyTorch's exact update."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .. import creation, dtypes
-from ..grad_mode import no_grad
+from .. import creation
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters, _scalar
 
 
 def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
@@ -35,16 +34,7 @@ class Adam(Optimizer):
                  amsgrad: bool = False, *, foreach: bool | None = None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
             "maximize": maximize, "foreach": foreach, "capturable": capturable,
@@ -53,58 +43,29 @@ class Adam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = creation.tensor(0.0, dtype=dtypes.float32)
-                    state["exp_avg"] = creation.zeros_like(p)
-                    state["exp_avg_sq"] = creation.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = creation.zeros_like(p)
-                grad = p.grad if not group["maximize"] else -p.grad
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                state["step"].add_(1)
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
-                _lerp_(exp_avg, grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).add_(grad.mul(grad), alpha=1 - beta2)
-                step = state["step"].item()
-                bias_correction1 = 1 - beta1**step
-                bias_correction2 = 1 - beta2**step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2**0.5
-                if amsgrad:
-                    state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(exp_avg_sq))
-                    denom = (state["max_exp_avg_sq"].sqrt() / bias_correction2_sqrt).add_(eps)
-                else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                p.add_(exp_avg.div(denom), alpha=-step_size)
-        return loss
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        state = {"step": _scalar(0.0), "exp_avg": creation.zeros_like(p),
+                 "exp_avg_sq": creation.zeros_like(p)}
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = creation.zeros_like(p)
+        return state
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        _lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad.mul(grad), alpha=1 - beta2)
+        step = state["step"].item()
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2**0.5
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(exp_avg_sq))
+            denom = (state["max_exp_avg_sq"].sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.add_(exp_avg.div(denom), alpha=-step_size)
 
 
-class AdamW(Adam):
-    """Adam with decoupled weight decay (Loshchilov & Hutter): ``p *= 1 - lr * weight_decay`` each step,
-    instead of adding ``weight_decay * p`` to the gradient. The default ``weight_decay`` is 0.01."""
-
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
-                 amsgrad: bool = False, *, maximize: bool = False, foreach: bool | None = None,
-                 capturable: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
-                         capturable=capturable, differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
-
-
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam"]

@@ -6,7 +6,9 @@ any graph). ``zero_grad()`` clears the gradients between steps, because backward
 
 Parameters come in groups (``param_groups``), each a dict with the parameters under ``"params"`` and
 its own hyper-parameters (``"lr"``, ...); ``state`` maps each parameter to what the algorithm remembers
-(a momentum buffer, Adam's moments).
+(a momentum buffer, Adam's moments). :meth:`Optimizer.step` is the loop over the parameters every
+algorithm shares; an algorithm defines only what it keeps (:meth:`_init_state`) and its update of one
+parameter (:meth:`_update`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
+from .. import creation, dtypes
 from ..dtypes import legacy_type_name
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor, _clear_grad
 
 
@@ -31,6 +34,28 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_hyperparameters(**values: Any) -> None:
+    """PyTorch's checks of an optimizer's arguments, in the order given: each at least 0, ``betas``
+    each in [0, 1), ``rho`` in [0, 1]; a ValueError in PyTorch's words otherwise."""
+    for name, value in values.items():
+        if name == "betas":
+            for i, beta in enumerate(value):
+                if not 0.0 <= beta < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        elif name == "rho":
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"Invalid rho value: {value}")
+        elif not 0.0 <= value:
+            raise ValueError(f"Invalid {_NAMES.get(name, name + ' value')}: {value}")
+
+
+def _scalar(value: float) -> Tensor:
+    """A step counter or running product in the state: a float32 0-d tensor, as PyTorch keeps it."""
+    return creation.tensor(value, dtype=dtypes.float32)
 
 
 def _typename(obj: Any) -> str:
@@ -125,15 +150,47 @@ class Optimizer:
             for p in group["params"]:
                 _clear_grad(p, set_to_none)
 
+    @no_grad()
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters from their gradients (each optimizer defines it)."""
-        raise NotImplementedError
+        """One update of every parameter that has a gradient; returns ``closure()`` if given.
 
-    def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
-        if closure is None:
-            return None
-        with enable_grad():
-            return closure()
+        The loop every optimizer shares, in PyTorch's order, for each parameter ``p`` with gradient
+        ``g``: its state (made by :meth:`_init_state` on its first step; ``state["step"]`` counts the
+        steps), ``g = -g`` with ``maximize``, weight decay (``g = g + weight_decay * p``, or with
+        ``decoupled_weight_decay`` ``p = p * (1 - lr * weight_decay)``), then the algorithm's own
+        :meth:`_update`. The update is not recorded (``no_grad``).
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state.get(p)
+                if state is None:
+                    state = self._init_state(p, group)
+                if "step" in state:
+                    state["step"].add_(1)
+                grad = -p.grad if group["maximize"] else p.grad
+                if group["weight_decay"] != 0:
+                    if group.get("decoupled_weight_decay"):
+                        p.mul_(1 - group["lr"] * group["weight_decay"])
+                    else:
+                        grad = grad.add(p, alpha=group["weight_decay"])
+                self._update(p, grad, state, group)
+                if state:  # an optimizer that keeps nothing (SGD without momentum) has no state
+                    self.state[p] = state
+        return loss
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        """What the algorithm remembers about ``p``, before its first step (``{}``: nothing yet)."""
+        return {}
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """Change ``p`` in place from its gradient ``grad`` (maximize and weight decay applied)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ saving and loading
     def state_dict(self) -> dict[str, Any]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .. import creation, dtypes
-from ..grad_mode import no_grad
+from .. import creation
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_hyperparameters, _scalar
 
 
 class RMSprop(Optimizer):
@@ -27,16 +26,7 @@ class RMSprop(Optimizer):
                  alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
                  centered: bool = False, capturable: bool = False, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_hyperparameters(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {
             "lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
             "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
@@ -44,44 +34,31 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-            weight_decay, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = creation.tensor(0.0, dtype=dtypes.float32)
-                    state["square_avg"] = creation.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = creation.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = creation.zeros_like(p)
-                grad = p.grad if not group["maximize"] else -p.grad
-                square_avg = state["square_avg"]
-                state["step"].add_(1)
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-                if centered:
-                    grad_avg = state["grad_avg"]
-                    grad_avg.lerp_(grad, 1 - alpha)
-                    avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-                else:
-                    avg = square_avg.sqrt()
-                avg = avg.add_(eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    buf.mul_(momentum).addcdiv_(grad, avg)
-                    p.add_(buf, alpha=-lr)
-                else:
-                    p.addcdiv_(grad, avg, value=-lr)
-        return loss
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        state = {"step": _scalar(0.0), "square_avg": creation.zeros_like(p)}
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = creation.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = creation.zeros_like(p)
+        return state
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        alpha, eps = group["alpha"], group["eps"]
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(group["momentum"]).addcdiv_(grad, avg)
+            p.add_(buf, alpha=-group["lr"])
+        else:
+            p.addcdiv_(grad, avg, value=-group["lr"])
 
 
 __all__ = ["RMSprop"]
