@@ -14,14 +14,12 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
+from helpers import needs_torch, torch
+from op_cases import I
 
 import autograd_lab as al
-
-try:  # PyTorch is the optional oracle: where it is missing, only its half of the checks is skipped
-    import torch
-except ImportError:
-    torch = None
 
 FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -29,10 +27,14 @@ FREED = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
+
+
 HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
     "torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
+
+
 NON_LEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
     "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
@@ -459,6 +461,8 @@ CREATE_GRAPH = (
     "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
     "to None after use to break the cycle and avoid the leak."
 )
+
+
 CREATE_GRAPH_PROGRAM = "x = T.ones(2, requires_grad=True); (x ** 3).sum().backward(create_graph=True)"
 
 
@@ -493,3 +497,30 @@ def test_the_non_leaf_grad_warning_points_at_the_callers_line():
     with pytest.warns(UserWarning) as record:
         assert mid.grad is None
     assert record[0].filename == __file__
+
+
+def test_errors_leave_inputs_unchanged():
+    x = al.tensor([1.0, 2.0, 3.0])
+    before = x.numpy().copy()
+    with pytest.raises(RuntimeError):
+        x.lerp_(x.double(), 0.5)
+    with pytest.raises(RuntimeError):
+        x.clamp_min_(al.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError):
+        al.tensor([1, 2]).erf_()  # a float result cannot be written into a Long tensor
+    assert np.array_equal(x.numpy(), before) and x._version == 0
+
+
+@pytest.mark.parametrize("lib", [pytest.param(al, id="autograd_lab"),
+                                 pytest.param(torch, id="torch", marks=needs_torch)])
+def test_failed_inplace_changes_nothing(lib):
+    t = lib.ones(3, 4)
+    for bad in (lambda: t.scatter_(0, I(lib, [[5]]), lib.ones(1, 1)),
+                lambda: t.scatter_add_(0, I(lib, [[0]]), lib.ones(1, 1, dtype=lib.float64)),
+                lambda: t.index_add_(0, I(lib, [7]), lib.ones(1, 4)),
+                lambda: t.index_copy_(0, I(lib, [0, 1]), lib.ones(1, 4)),
+                lambda: t.masked_fill_(lib.ones(2, 3, 4, dtype=lib.bool), 0.0),
+                lambda: t.addmm_(lib.ones(3, 2), lib.ones(3, 4))):
+        with pytest.raises((RuntimeError, IndexError)):
+            bad()
+    assert t._version == 0 and t.tolist() == [[1.0] * 4] * 3

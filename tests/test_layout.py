@@ -139,6 +139,16 @@ def _top_level(path: Path) -> list[ast.stmt]:
     return ast.parse(path.read_text()).body
 
 
+def test_files_and_tests_are_named_by_concept_not_by_history():
+    """No ``*_more.py`` half, no "more" in a module, test file or test name."""
+    root = PACKAGE.parent
+    paths = [*PACKAGE.rglob("*.py"), *(root / "tests").glob("*.py")]
+    assert [p.name for p in paths if "more" in p.stem] == []
+    tests = [n.name for p in (root / "tests").glob("test_*.py") for n in _top_level(p)
+             if isinstance(n, ast.FunctionDef) and n.name.startswith("test_") and "more" in n.name]
+    assert tests == []
+
+
 def _node_names() -> list[tuple[str, str]]:
     found = []
     for path in PACKAGE.rglob("*.py"):
@@ -205,3 +215,18 @@ def test_one_optimizer_per_file_and_the_parameter_loop_once():
         methods = {f.name for f in classes[0].body if isinstance(f, ast.FunctionDef)}
         assert "step" not in methods, f"{path.name} writes the parameter loop again"
         assert '"maximize"]' not in ast.unparse(classes[0]), f"{path.name} applies maximize itself"
+
+
+def test_the_tests_mirror_the_modules():
+    """Each module of the core, of ops/, of nn/functional/ and of optim/ has its test file (its name
+    after the module's path: ops/view.py -> test_ops_view.py), beside the cross-cutting suites."""
+    tests = {p.stem for p in (PACKAGE.parent / "tests").glob("test_*.py")}
+    modules = ["tensor", "function", "engine", "grad_mode", "creation", "autograd/gradcheck",
+               "autograd/functional", "optim/lr_scheduler"]
+    modules += [f"ops/{p.stem}" for p in (PACKAGE / "ops").glob("*.py") if p.stem != "__init__"]
+    modules += [f"nn/{p.stem}" for p in (PACKAGE / "nn" / "functional").glob("[a-z]*.py")
+                if p.stem != "__init__"]
+    missing = [m for m in modules if "test_" + m.replace("/", "_") not in tests]
+    assert missing == []
+    assert {"test_optim", "test_gradcheck_ops", "test_torch_differential", "test_errors",
+            "test_memory"} <= tests

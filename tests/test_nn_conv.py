@@ -1,9 +1,5 @@
-"""autograd_lab.nn convolution and pooling: Conv1d/Conv2d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d.
-
-Gradchecks (first and second order, float64) run without PyTorch; the differential tests (marked
-``torch``) compare values, gradients, node names, graph edges, reprs, initial parameters and error
-texts with PyTorch itself.
-"""
+"""nn/functional/conv.py and nn/modules/conv.py: conv1d/conv2d (stride, padding, dilation, groups)
+against finite differences and PyTorch, their modules, a small CNN on digits."""
 
 from __future__ import annotations
 
@@ -11,36 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import TF, both64, check_same, d64, rng, torch
 
 import autograd_lab as al
 from autograd_lab import nn
 from autograd_lab.autograd import gradcheck, gradgradcheck
 from autograd_lab.nn import functional as F
-
-try:
-    import torch
-except ImportError:  # the gradchecks still run
-    torch = None
-
-if torch is not None:
-    import torch.nn.functional as TF
-
-    torch.set_num_threads(1)
-
-
-def d64(arr, requires_grad=True):
-    return al.tensor(np.asarray(arr, dtype=np.float64), requires_grad=requires_grad)
-
-
-def rng(seed=0):
-    return np.random.default_rng(seed)
-
-
-def distinct(shape, seed=0):
-    """Values far apart (no ties within max-pool windows, even after finite-difference steps)."""
-    n = int(np.prod(shape))
-    return rng(seed).permutation(n).reshape(shape).astype(np.float64) / n
-
 
 CONV2D_CASES = [
     dict(),
@@ -83,55 +55,6 @@ def test_conv1d_gradcheck(kw, batched):
         warnings.simplefilter("ignore")
         assert gradcheck(lambda x, w, b: F.conv1d(x, w, b, **kw), (x, w, b))
         assert gradgradcheck(lambda x, w, b: F.conv1d(x, w, b, **kw), (x, w, b))
-
-
-MAX_CASES = [
-    dict(kernel_size=2),
-    dict(kernel_size=3, stride=2, padding=1),
-    dict(kernel_size=(2, 3), stride=(1, 2), dilation=(2, 1), padding=(1, 1)),
-    dict(kernel_size=3, stride=2, ceil_mode=True),
-]
-
-
-@pytest.mark.parametrize("kw", MAX_CASES)
-@pytest.mark.parametrize("shape", [(2, 2, 7, 6), (2, 7, 6)])
-def test_max_pool2d_gradcheck(kw, shape):
-    x = d64(distinct(shape))
-    assert gradcheck(lambda x: F.max_pool2d(x, **kw), (x,))
-    assert gradgradcheck(lambda x: F.max_pool2d(x, **kw), (x,))
-
-
-AVG_CASES = [
-    dict(kernel_size=2),
-    dict(kernel_size=3, stride=2, padding=1),
-    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
-    dict(kernel_size=(3, 2), stride=2, padding=(1, 0), ceil_mode=True),
-    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
-    dict(kernel_size=2, divisor_override=3),
-]
-
-
-@pytest.mark.parametrize("kw", AVG_CASES)
-@pytest.mark.parametrize("shape", [(2, 2, 7, 6), (2, 7, 6)])
-def test_avg_pool2d_gradcheck(kw, shape):
-    x = d64(rng(3).standard_normal(shape))
-    assert gradcheck(lambda x: F.avg_pool2d(x, **kw), (x,))
-    assert gradgradcheck(lambda x: F.avg_pool2d(x, **kw), (x,))
-
-
-@pytest.mark.parametrize("size", [1, (1, 1), 3, (4, 2), (None, 3)])
-def test_adaptive_avg_pool2d_gradcheck(size):
-    x = d64(rng(4).standard_normal((2, 3, 7, 5)))
-    assert gradcheck(lambda x: F.adaptive_avg_pool2d(x, size), (x,))
-    assert gradgradcheck(lambda x: F.adaptive_avg_pool2d(x, size), (x,))
-
-
-def test_pool1d_gradcheck():
-    x = d64(distinct((2, 3, 9)))
-    for fn in (lambda x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True), lambda x: F.avg_pool1d(x, 3, 2, 1),
-               lambda x: F.max_pool1d(x[0], 2)):
-        assert gradcheck(fn, (x,))
-        assert gradgradcheck(fn, (x,))
 
 
 def test_module_shapes_and_state_dict():
@@ -177,35 +100,6 @@ def test_small_cnn_trains_on_digits():
     assert acc >= 0.9
 
 
-# ---------------------------------------------------------------------------- against PyTorch
-def both(arr):
-    return d64(arr), torch.tensor(np.asarray(arr, dtype=np.float64), requires_grad=True)
-
-
-def names(node):
-    return None if node is None else node.name()
-
-
-def check_same(fa, ft, arrays, seed=5, inspect=None):
-    ours = [both(a) for a in arrays]
-    ya, yt = fa(*[o[0] for o in ours]), ft(*[o[1] for o in ours])
-    if isinstance(ya, tuple):
-        assert np.array_equal(ya[1].numpy(), yt[1].numpy())
-        ya, yt = ya[0], yt[0]
-    np.testing.assert_allclose(ya.detach().numpy(), yt.detach().numpy(), rtol=1e-10, atol=1e-12)
-    assert ya.grad_fn.name() == yt.grad_fn.name()
-    edges_a = [names(n) for n, _ in ya.grad_fn.next_functions]
-    assert edges_a == [names(n) for n, _ in yt.grad_fn.next_functions]
-    if inspect is not None:
-        inspect(ya.grad_fn, yt.grad_fn)
-    g = rng(seed).standard_normal(tuple(yt.shape))
-    ya.backward(al.tensor(g))
-    yt.backward(torch.tensor(g))
-    for a, t in ours:
-        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
-    return ya, yt
-
-
 @pytest.mark.torch
 @pytest.mark.skipif(torch is None, reason="needs PyTorch")
 @pytest.mark.parametrize("kw", CONV2D_CASES)
@@ -229,9 +123,9 @@ def test_conv2d_against_torch(kw, batched, bias, kernel):
 @pytest.mark.torch
 @pytest.mark.skipif(torch is None, reason="needs PyTorch")
 def test_conv_saved_and_double_backward_against_torch():
-    x, xt = both(rng(7).standard_normal((2, 4, 6, 6)))
-    w, wt = both(rng(8).standard_normal((6, 2, 3, 3)))
-    b, bt = both(rng(9).standard_normal(6))
+    x, xt = both64(rng(7).standard_normal((2, 4, 6, 6)))
+    w, wt = both64(rng(8).standard_normal((6, 2, 3, 3)))
+    b, bt = both64(rng(9).standard_normal(6))
     ya = F.conv2d(x, w, b, stride=2, padding=1, dilation=1, groups=2)
     yt = TF.conv2d(xt, wt, bt, stride=2, padding=1, dilation=1, groups=2)
     na, nt = ya.grad_fn, yt.grad_fn
@@ -261,57 +155,6 @@ def test_conv1d_against_torch():
             check_same(lambda *a, kw=kw: F.conv1d(*a, **kw), lambda *a, kw=kw: TF.conv1d(*a, **kw), arrays)
             check_same(lambda x, w, kw=kw: F.conv1d(x, w, **kw), lambda x, w, kw=kw: TF.conv1d(x, w, **kw),
                        [arrays[0][0], arrays[1]])
-
-
-def _same_max_saved(na, nt):
-    for attr in ("kernel_size", "stride", "padding", "dilation", "ceil_mode"):
-        assert getattr(na, "_saved_" + attr) == getattr(nt, "_saved_" + attr), attr
-    assert np.array_equal(na._saved_result1.numpy(), nt._saved_result1.numpy())
-    assert np.array_equal(na._saved_self.detach().numpy(), nt._saved_self.detach().numpy())
-
-
-@pytest.mark.torch
-@pytest.mark.skipif(torch is None, reason="needs PyTorch")
-@pytest.mark.parametrize("shape", [(2, 3, 8, 7), (3, 8, 7)])
-def test_pools_against_torch(shape):
-    x = distinct(shape, 11)
-    for kw in MAX_CASES + [dict(kernel_size=2, return_indices=True),
-                           dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, return_indices=True)]:
-        check_same(lambda x, kw=kw: F.max_pool2d(x, **kw), lambda x, kw=kw: TF.max_pool2d(x, **kw), [x],
-                   inspect=_same_max_saved)
-    for kw in AVG_CASES:
-        ya, yt = check_same(lambda x, kw=kw: F.avg_pool2d(x, **kw), lambda x, kw=kw: TF.avg_pool2d(x, **kw),
-                            [x])
-        for attr in ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                     "divisor_override"):
-            assert getattr(ya.grad_fn, "_saved_" + attr) == getattr(yt.grad_fn, "_saved_" + attr), attr
-    for size in (1, (1, 1), 3, (5, 2), (None, 4), (8, 7), (9, 10)):
-        check_same(lambda x, size=size: F.adaptive_avg_pool2d(x, size),
-                   lambda x, size=size: TF.adaptive_avg_pool2d(x, size), [x])
-    x1 = x.reshape(shape[:-2] + (-1,))
-    for fa, ft in ((lambda x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True),
-                    lambda x: TF.max_pool1d(x, 3, 2, 1, ceil_mode=True)),
-                   (lambda x: F.avg_pool1d(x, 4, 3, 2, True, False),
-                    lambda x: TF.avg_pool1d(x, 4, 3, 2, True, False)),
-                   (lambda x: F.max_pool1d(x, 2, return_indices=True),
-                    lambda x: TF.max_pool1d(x, 2, return_indices=True))):
-        check_same(fa, ft, [x1])
-
-
-@pytest.mark.torch
-@pytest.mark.skipif(torch is None, reason="needs PyTorch")
-def test_double_backward_pools_against_torch():
-    x, xt = both(distinct((2, 3, 7, 6), 12))
-    for fa, ft in ((lambda x: F.max_pool2d(x, 3, 2, 1), lambda x: TF.max_pool2d(x, 3, 2, 1)),
-                   (lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
-                    lambda x: TF.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
-                   (lambda x: F.adaptive_avg_pool2d(x, (4, 3)), lambda x: TF.adaptive_avg_pool2d(x, (4, 3)))):
-        (ga,) = al.autograd.grad((fa(x) ** 2).sum(), (x,), create_graph=True)
-        (gt,) = torch.autograd.grad((ft(xt) ** 2).sum(), (xt,), create_graph=True)
-        assert ga.grad_fn.name() == gt.grad_fn.name()
-        (a,) = al.autograd.grad((ga ** 3).sum(), (x,))
-        (t,) = torch.autograd.grad((gt ** 3).sum(), (xt,))
-        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
 
 
 MODULES = [

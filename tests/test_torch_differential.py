@@ -9,22 +9,23 @@ and gradients at the edges of the ops' domains. Skipped where PyTorch is not ins
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from helpers import oracle
+from op_cases import I, run_case, uniform
+
+import autograd_lab as al
 
 torch = pytest.importorskip("torch")
 
-import autograd_lab as al  # noqa: E402
 
-pytestmark = pytest.mark.torch
-
-torch.set_default_dtype(torch.float32)
 LIBS = (al, torch)
+
+
 RTOL, ATOL = 1e-5, 1e-8
 
 
@@ -66,7 +67,6 @@ def assert_same_grad(ours, theirs, what: str) -> None:
     assert_same_tensor(ours, theirs, what)
 
 
-# ---------------------------------------------------------------------------- the table of ops
 @dataclass
 class Op:
     name: str
@@ -112,6 +112,8 @@ def _matmul_ok(a: tuple, b: tuple) -> bool:
 
 
 nd = len
+
+
 OPS = [
     # pointwise
     Op("neg", 1, lambda T, x: -x),
@@ -343,7 +345,6 @@ def test_every_op_of_the_table_ran():
     assert not missing, f"ops never drawn: {sorted(missing)}"
 
 
-# ---------------------------------------------------------------------------- hooks
 def _hooked_program(T):
     x = T.tensor([1.0, -2.0, 3.0], dtype=T.float64, requires_grad=True)
     seen = {"tensor": [], "pre": [], "post": []}
@@ -399,7 +400,6 @@ def test_retain_grad_and_backward_inputs_like_pytorch():
     assert_same_grad(out["al"][1], out["torch"][1], "b.grad with inputs=[b]")
 
 
-# ---------------------------------------------------------------------------- printing
 REPRS = [
     "T.tensor(7.)",
     "T.tensor(3)",
@@ -453,77 +453,6 @@ def test_str_and_format_like_pytorch():
     assert f"{al.tensor(2.5):.2f}" == f"{torch.tensor(2.5):.2f}"
 
 
-# ---------------------------------------------------------------------------- dtype promotion
-def _operands(T) -> dict:
-    return {
-        "int64": T.tensor([1, 2]), "int32": T.tensor([1, 2], dtype=T.int32),
-        "uint8": T.tensor([1, 2], dtype=T.uint8), "float32": T.tensor([1.5, 2.0]),
-        "float64": T.tensor([1.5, 2.0], dtype=T.float64), "bool": T.tensor([True, False]),
-        "float16": T.tensor([1.5, 2.0], dtype=T.float16),
-        "0-d int64": T.tensor(3), "0-d int32": T.tensor(3, dtype=T.int32),
-        "0-d float32": T.tensor(2.5), "0-d float64": T.tensor(2.5, dtype=T.float64),
-        "0-d bool": T.tensor(True),
-        "python int": 3, "python float": 2.5, "python bool": True,
-    }
-
-
-BINARY_FORMS = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b,
-    "**": lambda a, b: a**b,
-    "<": lambda a, b: a < b,
-    "==": lambda a, b: a == b,
-}
-
-
-def _outcome(fn, a, b):
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            r = fn(a, b)
-    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
-        return ("raises", type(e).__name__ if not isinstance(e, RuntimeError) else "RuntimeError", str(e))
-    return ("gives", str(r.dtype), np.asarray(r.tolist(), dtype=np.float64))
-
-
-@pytest.mark.parametrize("form", list(BINARY_FORMS))
-def test_dtype_promotion_table(form):
-    fn = BINARY_FORMS[form]
-    names = list(_operands(al))
-    mismatches = []
-    for ka, kb in itertools.product(names, repeat=2):
-        if ka.startswith("python") and kb.startswith("python"):
-            continue
-        ours = _outcome(fn, _operands(al)[ka], _operands(al)[kb])
-        theirs = _outcome(fn, _operands(torch)[ka], _operands(torch)[kb])
-        if ours[:2] != theirs[:2] or (ours[0] == "raises" and ours[2] != theirs[2]):
-            mismatches.append(f"{ka} {form} {kb}: {ours[:3]} vs {theirs[:3]}")
-        elif ours[0] == "gives":
-            np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-3, equal_nan=True,
-                                       err_msg=f"{ka} {form} {kb}")
-    assert not mismatches, "\n".join(mismatches)
-
-
-@pytest.mark.parametrize("expr", [
-    "T.tensor([1, 2]).sum()", "T.tensor([True, False]).sum()", "T.tensor([1, 2]).float().mean()",
-    "T.tensor([1, 2]) * 1.0", "T.tensor([1, 2], dtype=T.int32) + T.tensor(5)",
-    "T.tensor([1.0], dtype=T.float16) + T.tensor(1.0, dtype=T.float64)", "T.arange(5)",
-    "T.arange(5.0)", "T.arange(0, 1, 0.25)", "T.zeros(2)", "T.full((2,), 3)", "T.full((2,), 1.5)",
-    "T.full((2,), True)", "T.tensor([1, 2]).exp()", "T.tensor([4, 9]).sqrt()", "T.tensor([1, 2]) / 2",
-    "T.tensor([3, 4]) // 2", "T.tensor([3, 4]) % 3", "T.tensor([1.5]).long()", "T.tensor([0, 1]).bool()",
-    "T.where(T.tensor([True, False]), T.tensor([1, 2]), 0.5)", "T.cat([T.tensor([1]), T.tensor([1.5])])",
-    "T.tensor([1, 2]).argmax()", "T.tensor([[1., 5.], [7., 2.]]).max(1).indices",
-])
-def test_result_dtypes_of_other_ops(expr):
-    ours, theirs = eval(expr, {"T": al}), eval(expr, {"T": torch})
-    assert str(ours.dtype) == str(theirs.dtype)
-    np.testing.assert_allclose(np.asarray(ours.tolist(), dtype=float),
-                               np.asarray(theirs.tolist(), dtype=float))
-
-
-# ---------------------------------------------------------------------------- versions, views, edges
 def _versions(T):
     x = T.ones(2, 3)
     v = x.view(6)
@@ -722,3 +651,72 @@ def test_matmul_builds_pytorchs_graph_for_every_shape():
             if g is not None:
                 np.testing.assert_allclose(g, h, rtol=1e-10, atol=1e-12, err_msg=where)
         assert ours[2] == theirs[2], where
+
+
+@oracle
+def test_saved_tensors_freed_and_version_checked_like_torch():
+    for lib in (al, torch):
+        x = lib.tensor([0.5, 0.25], requires_grad=True)
+        y = x * 1
+        z = y.log1p()
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+        w = (x * 1).expm1()
+        w.sum().backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            w.grad_fn._saved_result  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["gather0", "scatter_src", "scatter_add_repeated", "index_select",
+                                  "index_add_alpha", "index_copy", "masked_select", "take", "addmm",
+                                  "addmv", "baddbmm", "flip", "roll", "repeat", "diag_mat", "trace",
+                                  "tril", "outer", "einsum_diag", "einsum_bilinear"])
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_second_derivatives_against_torch(name):
+    """d/dx of sum(dL/dx * w): the double backward graphs give PyTorch's values."""
+    results = []
+    for lib in (al, torch):
+        inputs, out = run_case(lib, name)
+        w = lib.tensor(uniform(tuple(out.shape), seed=11), dtype=out.dtype)
+        grads = lib.autograd.grad((out * w).sum(), inputs, create_graph=True, allow_unused=True)
+        total = sum((g * g).sum() for g in grads if g is not None and g.requires_grad)
+        if not isinstance(total, int):
+            total.backward()
+        results.append([None if x.grad is None else to_np(x.grad) for x in inputs])
+    for a, t in zip(*results):
+        assert (a is None) == (t is None)
+        if a is not None:
+            np.testing.assert_allclose(a, t, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("op, names", [
+    ("gather", ("self", "index")), ("take", ("self", "index")), ("masked_select", ("self", "mask")),
+    ("index_select", ("index",)), ("addmm", ("mat1", "mat2")), ("addmv", ("mat", "vec")),
+    ("baddbmm", ("batch1", "batch2")), ("index_add", ("index", "source")), ("scatter_add", ("index",)),
+])
+def test_saved_tensors_have_torchs_names(op, names):
+    def build(L):
+        x = L.tensor(uniform((3, 4)), dtype=L.float32, requires_grad=True)
+        idx = I(L, [[0, 1, 2, 0]])
+        return {
+            "gather": lambda: L.gather(x, 0, idx),
+            "take": lambda: L.take(x, I(L, [1, 2])),
+            "masked_select": lambda: L.masked_select(x, x > 0),
+            "index_select": lambda: L.index_select(x, 0, I(L, [1])),
+            "addmm": lambda: L.addmm(x, L.ones(3, 2, requires_grad=True), L.ones(2, 4, requires_grad=True)),
+            "addmv": lambda: L.addmv(x[0, :3], x, L.ones(4, requires_grad=True)),
+            "baddbmm": lambda: L.baddbmm(x, L.ones(1, 3, 2, requires_grad=True), L.ones(1, 2, 4,
+                                                                                       requires_grad=True)),
+            "index_add": lambda: L.index_add(x, 0, I(L, [1]), L.ones(1, 4, requires_grad=True)),
+            "scatter_add": lambda: L.scatter_add(x, 0, idx, L.ones(1, 4, requires_grad=True)),
+        }[op]()
+
+    ours, theirs = build(al), build(torch)
+    for n in names:
+        a, t = getattr(ours.grad_fn, f"_saved_{n}"), getattr(theirs.grad_fn, f"_saved_{n}")
+        np.testing.assert_allclose(to_np(a), to_np(t))
+        assert str(a.dtype) == str(t.dtype)

@@ -1,4 +1,5 @@
-"""The training loop end to end: digits accuracy, gradient accumulation, flat memory over 1000 steps."""
+"""The training loop end to end: digits accuracy, gradient accumulation, flat memory over 1000 steps;
+a small transformer-like model against PyTorch."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import weakref
 
 import numpy as np
 import pytest
+from helpers import close, probabilities, rng, torch
 
 import autograd_lab as al
 from autograd_lab import nn, optim
@@ -84,7 +86,6 @@ def test_mlp_with_batchnorm_and_dropout_trains_and_evaluates():
     assert model[1].num_batches_tracked.item() == 5 * 23
 
 
-# ---------------------------------------------------------------------------- gradient accumulation
 def _grads(model):
     return [p.grad.numpy().copy() for p in model.parameters()]
 
@@ -137,7 +138,6 @@ def test_an_accumulated_step_equals_a_large_batch_step():
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)
 
 
-# ---------------------------------------------------------------------------- memory
 def _live_graph() -> tuple[int, int]:
     """How many graph nodes are alive, and how many bytes all live tensors hold."""
     objects = gc.get_objects()  # type() not isinstance(): some modules' objects warn when asked for __class__
@@ -201,3 +201,36 @@ def test_retained_graphs_keep_their_saved_activations():
     with one_blas_thread():
         probes, _, history = _train_steps(100, keep_losses=True, probe_at=(10, 100), retain_graph=True)
     assert probes[100][1] - probes[10][1] > 90 * 32 * 32 * 4, "each step keeps its hidden activations"
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_small_transformerish_model_matches_torch():
+    def build(lib):
+        m = lib.nn
+        lib.manual_seed(3)
+        return m.Sequential(
+            m.Embedding(11, 6, padding_idx=0),
+            m.LayerNorm(6),
+            m.Linear(6, 8),
+            m.GELU("tanh"),
+            m.Dropout(0.0),
+            m.Linear(8, 1),
+            m.Flatten(0),
+        )
+
+    ma, mt = build(al), build(torch)
+    assert repr(ma) == repr(mt)
+    for (ka, va), (kt, vt) in zip(ma.state_dict().items(), mt.state_dict().items()):
+        assert ka == kt
+        np.testing.assert_allclose(va.numpy(), vt.numpy(), rtol=2.5e-7, atol=0)  # one ulp: see above
+    idx = rng(45).integers(0, 11, (4, 5))
+    y = probabilities((4, 5), 46).astype(np.float32).reshape(-1)
+    la = nn.BCEWithLogitsLoss()(ma(al.tensor(idx)), al.tensor(y))
+    lt = torch.nn.BCEWithLogitsLoss()(mt(torch.tensor(idx)), torch.tensor(y))
+    close(la, lt, 1e-5)
+    la.backward()
+    lt.backward()
+    for (ka, pa), (kt, pt) in zip(ma.named_parameters(), mt.named_parameters()):
+        assert ka == kt
+        close(pa.grad, pt.grad, 1e-4)

@@ -84,24 +84,24 @@ class Clone(Function):
     node_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor) -> Tensor:
-        return Tensor._make(np.array(a._data, copy=True))
+    def forward(ctx: Any, a: Tensor, order: str = "K") -> Tensor:
+        return Tensor._make(np.array(a._data, copy=True, order=order))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
 
 
 def clone(a: Tensor) -> Tensor:
-    """A copy of ``a`` with its own memory (``torch.clone``)."""
+    """A copy of ``a`` with its own memory, in the same memory layout (``torch.clone``)."""
     return Clone.apply(a)
 
 
 def contiguous(a: Tensor) -> Tensor:
-    """``a`` itself if its elements are in row-major order in memory, else a copy that is."""
+    """``a`` itself if its elements are in row-major order in memory, else a row-major copy."""
     if a._data.flags.c_contiguous:
         return a
-    return Clone.apply(a)
+    return Clone.apply(a, "C")
 
 
 # ----------------------------------------------------------------- writes of a whole tensor: zero, fill, copy

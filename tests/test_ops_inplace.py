@@ -1,18 +1,11 @@
-"""In-place operations and views, as PyTorch records them.
-
-A view shares its base's memory. Changing a view in place changes the base, so the base's history is
-rewritten: its ``grad_fn`` becomes ``CopySlices``, which wraps the in-place op's node. Changing the
-base (or another view) in place makes every view's history stale: the view's ``grad_fn`` is
-regenerated on next use as ``AsStridedBackward0`` of the base. Without that, gradients through a
-view would silently ignore the change.
-
-Each scenario runs on autograd_lab with fixed expected values, and against PyTorch where installed.
-"""
+"""ops/inplace.py: in-place changes with PyTorch's rules: version counters, rebased history,
+CopySlices on a view's base, AsStrided histories of the other views, what PyTorch forbids."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import f64, name
 
 import autograd_lab as al
 from autograd_lab.autograd import gradcheck, gradgradcheck
@@ -21,6 +14,95 @@ try:
     import torch as real_torch
 except ImportError:  # the oracle is optional
     real_torch = None
+
+
+def test_in_place_ops_bump_the_version_and_views_share_it():
+    x = al.ones(2, 3)
+    v = x.view(6)
+    row = x[1]
+    assert x._version == v._version == row._version == 0
+    v.add_(1)
+    assert x._version == v._version == row._version == 1
+    row.mul_(3)
+    assert x._version == 2
+    assert x.tolist() == [[2.0, 2.0, 2.0], [6.0, 6.0, 6.0]]
+    y = x + 1  # out of place: a new tensor with its own counter
+    assert y._version == 0
+
+
+def test_in_place_on_a_non_leaf_rebases_its_history():
+    x = f64([1.0, 2.0])
+    h = x * 2
+    h.add_(1)
+    assert name(h.grad_fn) == "AddBackward0"
+    assert name(h.grad_fn.next_functions[0][0]) == "MulBackward0"
+    h.mul_(3)
+    assert name(h.grad_fn) == "MulBackward0" and h._version == 2
+    h.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_in_place_product_of_a_tensor_with_itself_is_refused_at_backward():
+    """``h.mul_(h)`` saves h as the other factor, then overwrites it: PyTorch refuses too."""
+    x = f64([1.0, 2.0])
+    h = x * 2
+    h.add_(1)
+    h.mul_(h)
+    with pytest.raises(RuntimeError) as info:
+        h.sum().backward()
+    assert str(info.value).startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        "[torch.DoubleTensor [2]], which is output 0 of Mul, is at version 2; expected version 1 instead."
+    )
+
+
+def test_in_place_change_of_a_saved_tensor_is_caught():
+    x = f64([1.0, 2.0])
+    h = x * 1
+    y = h.exp()  # saves its output
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_in_place_change_through_a_view_of_a_saved_tensor_is_caught():
+    x = f64([1.0, 2.0])
+    h = x * 1
+    y = h * h  # saves h
+    with al.no_grad():
+        h.view(2)[0] = 5.0
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.sum().backward()
+
+
+def test_in_place_on_a_leaf_is_allowed_under_no_grad():
+    w = f64([1.0, 2.0])
+    with al.no_grad():
+        w -= 0.5 * al.ones(2, dtype=al.float64)
+    assert w.is_leaf and w.requires_grad and w.tolist() == [0.5, 1.5] and w._version == 1
+
+
+def test_setitem_on_non_leaf_records_copyslices():
+    x = f64([1.0, 2.0, 3.0])
+    v = f64(10.0)
+    y = x * 2
+    y[1] = v * 3
+    assert name(y.grad_fn) == "CopySlices"
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 2.0] and v.grad.item() == 3.0
+
+
+@pytest.mark.parametrize("key, node", [
+    ((1,), "CopySlices"), ((slice(1, None),), "CopySlices"), ((None,), "CopySlices"),
+    ((Ellipsis,), "CopyBackwards"), ((slice(None),), "CopyBackwards"),
+    (([0, 2],), "IndexPutBackward0"),
+])
+def test_setitem_node_names(key, node):
+    x = f64([1.0, 2.0, 3.0])
+    y = x * 1
+    y[key] = 0.0
+    assert name(y.grad_fn) == node
+
 
 LIBS = [pytest.param(al, id="autograd_lab"),
         pytest.param(real_torch, id="torch", marks=[
@@ -38,7 +120,6 @@ def as_list(t) -> list[float]:
     return [round(float(v), 4) for v in t.detach().reshape(-1).tolist()]
 
 
-# ---------------------------------------------------------------------- in place on a view
 @pytest.mark.parametrize("lib", LIBS)
 def test_inplace_on_a_view_rewrites_the_base_with_copyslices(lib):
     x = lib.ones(4, requires_grad=True)
@@ -174,7 +255,6 @@ def test_a_view_that_needs_no_grad_stays_untracked(lib):
     assert as_list(cv) == [2.0, 2.0, 2.0]
 
 
-# ---------------------------------------------------------------------- what PyTorch forbids
 @pytest.mark.parametrize("lib", LIBS)
 def test_view_made_under_no_grad_modified_with_grad(lib):
     x = lib.ones(4, requires_grad=True)
@@ -231,7 +311,6 @@ def test_expanded_view_cannot_be_written(lib):
     assert type(z.grad_fn).__name__ == "MulBackward0"  # the failed op left no trace
 
 
-# ---------------------------------------------------------------------- numerically
 def test_inplace_on_views_passes_gradcheck_and_gradgradcheck():
     def f(x, w):
         y = x * 1.5

@@ -1,0 +1,72 @@
+"""ops/arithmetic.py: remainder, fmod, floor_divide, lerp, addcmul, addcdiv (the operators are checked
+by the cross-cutting suites): finite differences, values and dtypes against PyTorch, missing derivatives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import oracle, torch
+from op_cases import check, distinct, make, node_names, same, same_outcome, table_tests
+
+import autograd_lab as al
+
+
+@pytest.mark.parametrize("name", ["remainder", "fmod", "clamp_min", "clamp_max"])
+def test_binary_scalar_gradcheck(name):
+    x = make((2, 3), 4, 0.1, 0.9) if name in ("remainder", "fmod") else distinct((2, 3), 4)
+    check(lambda t: getattr(al, name)(t, 0.31 if name in ("clamp_min", "clamp_max") else 1.7), x)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3,), (3,)), ((2, 3), (3,), (2, 1)), ((), (2, 3), ()),
+                                    ((2, 1, 3), (1, 2, 1), (3,))])
+def test_ternary_gradcheck(shapes):
+    a, b, w = make(shapes[0], 1), make(shapes[1], 2), make(shapes[2], 3, 0.5, 2)
+    check(lambda x, y, z: al.lerp(x, y, z), a, b, w)
+    check(lambda x, y: al.lerp(x, y, 0.3), a, b)
+    check(lambda x, y: x.lerp(y, 0.7), a, b)
+    check(lambda x, y, z: al.addcmul(x, y, z, value=-1.5), a, b, w)
+    check(lambda x, y, z: al.addcdiv(x, y, z, value=0.5), a, b, w)
+    check(lambda x, y, z: x.addcdiv(y, z), a, b, w)
+
+
+@oracle
+@pytest.mark.parametrize("name", ["floor_divide", "heaviside", "remainder_rev"])
+def test_not_implemented_derivatives_against_torch(name):
+    fns = {"floor_divide": lambda lib, x, y: lib.floor_divide(x * 1, y),
+           "heaviside": lambda lib, x, y: lib.heaviside(x * 1, y),
+           "remainder_rev": lambda lib, x, y: lib.remainder(2.5, x * 1)}
+    a, b = np.array([-1.5, 0.0, 2.5, 3.0]), np.array([0.7, 0.5, -2.0, 3.0])
+    ours_in = [al.tensor(a, requires_grad=True), al.tensor(b, requires_grad=True)]
+    theirs_in = [torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)]
+    ours, theirs = fns[name](al, *ours_in), fns[name](torch, *theirs_in)
+    same(ours, theirs, name)
+    assert node_names(ours) == node_names(theirs)
+    with pytest.raises(RuntimeError) as real:
+        theirs.sum().backward()
+    with pytest.raises(RuntimeError) as mine:
+        ours.sum().backward()
+    assert str(mine.value) == str(real.value)
+
+
+INT_A, INT_B = [7, -7, 5, -5, 0], [3, 3, -2, -2, 4]
+
+
+FLT_A, FLT_B = [7.5, -7.5, 5.0, -5.0, 0.0, -2.0], [2.0, 2.0, -1.5, -1.5, 4.0, 2.0]
+
+
+@oracle
+@pytest.mark.parametrize("name", ["remainder", "fmod", "floor_divide"])
+def test_division_like_values_against_torch(name):
+    for a, b in ((INT_A, INT_B), (FLT_A, FLT_B[:5] + [2.0])):
+        for other in ("b", 2, -2.5, 0, 0.0, "f64"):
+            def fn(lib, a=a, b=b, other=other):
+                o = {"b": lib.tensor(b), "f64": lib.tensor(2.0, dtype=lib.float64)}.get(other, other)
+                return getattr(lib, name)(lib.tensor(a), o)
+            same_outcome(fn, f"{name} {other}")
+        same_outcome(lambda lib, a=a, b=b: getattr(lib.tensor(a), name)(lib.tensor(b)), name)
+    same_outcome(lambda lib: getattr(lib, name)(3, lib.tensor(FLT_B)), name)
+    same_outcome(lambda lib: getattr(lib, name)(lib.tensor([True]), lib.tensor([True])), name)
+
+
+# this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
+globals().update(table_tests("arithmetic"))

@@ -1,0 +1,46 @@
+"""ops/logarithmic.py: softmax, log_softmax and logsumexp: stable for large inputs, PyTorch's values,
+gradients, nodes and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import oracle
+from op_cases import check, make, run_both
+
+import autograd_lab as al
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_log_softmax_logsumexp_gradcheck(dim):
+    x = make((3, 4), 0)
+    check(lambda t: al.softmax(t, dim), x)
+    check(lambda t: al.log_softmax(t, dim), x)
+    check(lambda t: al.logsumexp(t, dim), x)
+    check(lambda t: al.logsumexp(t, (0, 1), keepdim=True), x)
+
+
+def test_large_inputs_neither_overflow_nor_lose_precision():
+    x = al.tensor([1000.0, 1000.0, -1000.0], dtype=al.float64)
+    np.testing.assert_allclose(al.softmax(x, 0).numpy(), [0.5, 0.5, 0.0])
+    np.testing.assert_allclose(al.log_softmax(x, 0).numpy(), [-np.log(2), -np.log(2), -2000 - np.log(2)])
+    assert al.logsumexp(x, 0).item() == pytest.approx(1000 + np.log(2))
+    assert al.logsumexp(al.tensor([-np.inf, -np.inf]), 0).item() == -np.inf
+
+
+def test_integer_inputs_are_refused_with_pytorchs_message():
+    message = "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"
+    with pytest.raises(NotImplementedError, match=message):
+        al.softmax(al.tensor([1, 2]), 0)
+    with pytest.raises(NotImplementedError, match="\"log_softmax_lastdim_kernel_impl\" not implemented"):
+        al.log_softmax(al.tensor([1, 2]), 0)
+
+
+@oracle
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "logsumexp"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_against_torch(fn, dim):
+    x = np.random.default_rng(3).normal(size=(3, 5)) * 4
+    run_both(lambda lib, t: getattr(lib, fn)(t * 1, dim), [x], what=fn)
+    run_both(lambda lib, t: getattr(lib, fn)(t * 1, dim), [x.astype(np.float32)], what=fn, rtol=1e-5,
+             atol=1e-6)

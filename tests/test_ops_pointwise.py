@@ -1,0 +1,128 @@
+"""ops/pointwise.py: the functions of one tensor (exp ... atanh, erf, rounding, nan_to_num) and of two
+(atan2, hypot, logaddexp, heaviside): finite differences, node names, values, dtypes and gradients
+against PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import oracle
+from op_cases import UNARY, arr, check, distinct, make, run_both, same_outcome, table_tests
+
+import autograd_lab as al
+
+SHAPES = [(), (3,), (2, 3), (2, 1, 3)]
+
+
+NODE_NAMES = {
+    "erf": "ErfBackward0", "erfc": "ErfcBackward0", "erfinv": "ErfinvBackward0", "log1p": "Log1PBackward0",
+    "expm1": "Expm1Backward0", "square": "PowBackward0", "rsqrt": "RsqrtBackward0",
+    "exp2": "Exp2Backward0", "log2": "Log2Backward0", "log10": "Log10Backward0", "tan": "TanBackward0",
+    "asin": "AsinBackward0", "acos": "AcosBackward0", "atan": "AtanBackward0", "sinh": "SinhBackward0",
+    "cosh": "CoshBackward0", "asinh": "AsinhBackward0", "acosh": "AcoshBackward0",
+    "atanh": "AtanhBackward0", "frac": "FracBackward0", "nan_to_num": "NanToNumBackward0",
+    "sign": "SignBackward0", "floor": "FloorBackward0", "ceil": "CeilBackward0", "round": "RoundBackward0",
+    "trunc": "TruncBackward0",
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_gradcheck(name, shape):
+    lo, hi = UNARY[name]
+    x = make(shape, 1, lo, hi)
+    check(getattr(al, name), x)
+    check(lambda t: getattr(t, name)(), x)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_node_names(name):
+    lo, hi = UNARY[name]
+    y = getattr(al, name)(make((2,), 0, lo, hi))
+    assert type(y.grad_fn).__name__ == NODE_NAMES[name]
+
+
+def test_rounding_gradients_are_zero():
+    for name in ("sign", "floor", "ceil", "round", "trunc"):
+        x = make((4,), 3)
+        getattr(al, name)(x).sum().backward()
+        assert np.array_equal(x.grad.numpy(), np.zeros(4)), name
+    x = make((4,), 3)
+    al.frac(x).sum().backward()
+    assert np.array_equal(x.grad.numpy(), np.ones(4))
+
+
+BROADCAST = [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3)), ((2, 3), ())]
+
+
+@pytest.mark.parametrize("shapes", BROADCAST)
+@pytest.mark.parametrize("name", ["atan2", "hypot", "logaddexp", "remainder", "fmod",
+                                  "clamp_min", "clamp_max"])
+def test_binary_gradcheck(name, shapes):
+    sa, sb = shapes
+    if name in ("remainder", "fmod"):  # away from the jumps of the quotient
+        a, b = make(sa, 1, 2.1, 2.9), make(sb, 2, 1.0, 1.05)
+    elif name in ("clamp_min", "clamp_max"):
+        a = distinct(sa, 1)
+        b = make(sb, 2, -0.3, 0.3) + 0.0123
+        b = b.detach().requires_grad_()
+    else:
+        a, b = make(sa, 1, 0.5, 2), make(sb, 2, -2, -0.5)
+    fn = getattr(al, name)
+    check(fn, a, b)
+    check(lambda x, y: getattr(x, name)(y), a, b)
+
+
+def test_erfinv_inverts_erf():
+    y = np.linspace(-0.999999, 0.999999, 201)
+    x = al.erfinv(al.tensor(y))
+    np.testing.assert_allclose(al.erf(x).numpy(), y, rtol=1e-14, atol=1e-15)
+    assert al.erfinv(al.tensor([1.0, -1.0, 1.5])).tolist()[:2] == [float("inf"), float("-inf")]
+
+
+@oracle
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_against_torch(name, dtype):
+    lo, hi = UNARY[name]
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else {}
+    for shape in [(), (2, 3)]:
+        x = arr(shape, 1, lo, hi, dtype)
+        run_both(lambda lib, t: getattr(lib, name)(t * 1), [x], what=name, **tol)
+        run_both(lambda lib, t: getattr(t * 1, name)(), [x], what=name, **tol)
+
+
+@oracle
+@pytest.mark.parametrize("name", sorted(UNARY) + ["logical_not", "isnan", "isinf", "isfinite"])
+def test_unary_dtypes_against_torch(name):
+    """Integer and bool inputs: the result dtype, or the same error."""
+    for data in ([1, -2, 3], [True, False, True], [0.5, float("nan"), float("inf"), -float("inf")]):
+        same_outcome(lambda lib, data=data: getattr(lib, name)(lib.tensor(data)), name)
+    same_outcome(lambda lib: getattr(lib, name)(lib.tensor([1.0, 2.0], dtype=lib.float16)), name,
+                 rtol=2e-3, atol=1e-3)
+
+
+@oracle
+def test_rounding_values_against_torch():
+    x = [0.5, 1.5, 2.5, -0.5, -1.5, -2.7, 2.7, 0.0, -0.0]
+    for name in ("floor", "ceil", "round", "trunc", "frac", "sign"):
+        same_outcome(lambda lib, name=name: getattr(lib, name)(lib.tensor(x)), name)
+    same_outcome(lambda lib: lib.round(lib.tensor([0.125, 1.155, -2.5]), decimals=2))
+    same_outcome(lambda lib: lib.round(lib.tensor([1, 2]), decimals=1))
+    same_outcome(lambda lib: lib.sign(lib.tensor([float("nan"), -3.0])))
+    xs = al.tensor([1.25], requires_grad=True)
+    assert type(al.round(xs * 1, decimals=1).grad_fn).__name__ == "RoundBackward1"
+
+
+@oracle
+def test_nan_to_num_against_torch():
+    data = [float("nan"), float("inf"), -float("inf"), 1.5]
+    for dt in ("float32", "float64", "float16"):
+        same_outcome(lambda lib, dt=dt: lib.nan_to_num(lib.tensor(data, dtype=getattr(lib, dt))))
+    same_outcome(lambda lib: lib.nan_to_num(lib.tensor(data), 1.0, 2.0, -3.0))
+    same_outcome(lambda lib: lib.tensor(data).nan_to_num(posinf=7.0))
+    run_both(lambda lib, t: lib.nan_to_num(t * 1), [np.array(data)])
+
+
+# this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
+globals().update(table_tests("pointwise"))

@@ -1,0 +1,72 @@
+"""ops/reduction.py: prod, var_mean/std_mean, dist, any/all, count_nonzero, aminmax: finite differences and
+PyTorch's values, gradients, graphs and warnings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import oracle, torch
+from op_cases import REDUCTIONS, check, double_backward_both, make, run_both, table_tests
+
+import autograd_lab as al
+
+REDUCE_CASES = [((), None, False), ((4,), 0, False), ((2, 3), 1, False), ((2, 3), -1, True),
+                ((2, 3, 2), -2, False), ((2, 3, 2), 0, True), ((), 0, True), ((), -1, False)]
+
+
+@pytest.mark.parametrize("shape,dim,keepdim", REDUCE_CASES)
+def test_prod_gradcheck(shape, dim, keepdim):
+    x = make(shape, 5, 0.5, 1.5)
+    check(lambda t: al.prod(t), x)
+    if dim is not None:
+        check(lambda t: t.prod(dim, keepdim=keepdim), x)
+
+
+@pytest.mark.parametrize("zeros", [[1], [0, 2], [3]])
+def test_prod_with_zeros_gradcheck(zeros):
+    x = make((2, 4), 6, 0.5, 1.5)
+    x.detach().numpy()[0, zeros] = 0.0
+    check(lambda t: t.prod(), x)
+    check(lambda t: t.prod(1), x)
+    check(lambda t: t.prod(0, keepdim=True), x)
+
+
+@pytest.mark.parametrize("shape,dim,keepdim", [((4,), None, False), ((2, 3), 1, False),
+                                               ((2, 3), -1, True), ((2, 3, 2), (0, 2), False),
+                                               ((2, 3), None, True)])
+def test_var_mean_std_mean_gradcheck(shape, dim, keepdim):
+    x = make(shape, 9)
+    for fn in (al.var_mean, al.std_mean):
+        check(lambda t, fn=fn: fn(t, dim, keepdim=keepdim), x)
+        check(lambda t, fn=fn: fn(t, dim, correction=0, keepdim=keepdim)[0] * 2 + fn(t, dim)[1].sum(), x)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 1.5, float("inf")])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((), (2,))])
+def test_dist_gradcheck(p, shapes):
+    a, b = make(shapes[0], 13, 1, 2), make(shapes[1], 14, -2, -1)
+    check(lambda x, y: al.dist(x, y, p), a, b, twice=p != float("inf"))
+
+
+@pytest.mark.parametrize("fn", ["var_mean", "std_mean"])
+def test_var_mean_of_one_element_warns(fn):
+    libs = [al] + ([torch] if torch is not None else [])
+    for lib in libs:
+        with pytest.warns(UserWarning, match=rf"^{fn}\(\): degrees of freedom is <= 0\. Correction should "
+                                             r"be strictly less than the reduction factor"):
+            getattr(lib, fn)(lib.ones(1))
+
+
+@oracle
+@pytest.mark.parametrize("name", ["prod", "prod dim", "prod dim keepdim", "cumprod"])
+def test_products_with_zeros_against_torch(name):
+    for zeros in ([(0, 1)], [(0, 1), (0, 3)], [(0, 1), (2, 1)], [(1, 0), (1, 1), (1, 2)]):
+        x = np.array([[0.7, -1.2, 1.9, 0.4], [1.3, 0.2, -0.6, 1.1], [-0.9, 2.2, 0.5, -1.7]])
+        for i, j in zeros:
+            x[i, j] = 0.0
+        run_both(lambda lib, t: REDUCTIONS[name](lib, t * 1), [x], what=name)
+        double_backward_both(lambda lib, t: REDUCTIONS[name](lib, t * 1), x)
+
+
+# this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
+globals().update(table_tests("reduction"))
