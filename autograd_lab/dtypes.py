@@ -34,7 +34,7 @@ int8 = dtype("int8", np.int8, False, 1)
 int16 = short = dtype("int16", np.int16, False, 2)
 int32 = int = dtype("int32", np.int32, False, 4)
 int64 = long = dtype("int64", np.int64, False, 8)
-bool = dtype("bool", np.bool_, False, 1)  # noqa: A001 - PyTorch's name
+bool = dtype("bool", np.bool_, False, 1)  # PyTorch's name (shadows the builtin here)
 
 _BY_NUMPY = {d.np: d for d in (float16, float32, float64, uint8, int8, int16, int32, int64, bool)}
 # the dtype every new floating point tensor gets (torch.get_default_dtype())
@@ -102,7 +102,7 @@ def to_numpy_dtype(d: Any) -> np.dtype:
 class device:
     """Where a tensor lives. Only the CPU exists here."""
 
-    def __init__(self, type: str = "cpu", index: Any = None) -> None:  # noqa: A002 - PyTorch's name
+    def __init__(self, type: str = "cpu", index: Any = None) -> None:  # PyTorch's name
         name = str(type).split(":")[0]
         if name != "cpu":
             raise RuntimeError(

@@ -152,7 +152,7 @@ def same_outcome(fn, what="", rtol=1e-6, atol=1e-7):
     """The same result, or the same exception type and message."""
     try:
         theirs = fn(torch)
-    except Exception as e:  # noqa: BLE001 - any exception PyTorch raises, we must raise too
+    except Exception as e:
         with pytest.raises(type(e)) as info:
             fn(al)
         assert str(info.value) == str(e), what
@@ -405,7 +405,7 @@ def double_backward_both(fn, x):
         np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6, atol=1e-9)
 
 
-def I(lib, data):  # noqa: E743 - an int64 index tensor
+def I(lib, data):  # noqa: E743 - an int64 index tensor, as PyTorch code names it
     """An int64 index tensor of ``lib`` (autograd_lab or torch)."""
     return lib.tensor(data, dtype=lib.int64)
 

@@ -258,7 +258,7 @@ def test_errors_against_torch(expr):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 eval(expr, {"nn": mod.nn, "F": fmod, "R": lambda *s: mod.randn(*s, requires_grad=True)})
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             return type(e).__name__, str(e)
         return None
 

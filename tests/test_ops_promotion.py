@@ -43,7 +43,7 @@ def _outcome(fn, a, b):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             r = fn(a, b)
-    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
+    except Exception as e:
         return ("raises", type(e).__name__ if not isinstance(e, RuntimeError) else "RuntimeError", str(e))
     return ("gives", str(r.dtype), np.asarray(r.tolist(), dtype=np.float64))
 

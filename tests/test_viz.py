@@ -17,9 +17,9 @@ import autograd_lab as torch
 from autograd_lab import engine
 
 pytest.importorskip("graphviz")
-from autograd_lab import viz  # noqa: E402
-from autograd_lab.viz import display  # noqa: E402
-from autograd_lab.viz.graph import format_array  # noqa: E402
+from autograd_lab import viz
+from autograd_lab.viz import display
+from autograd_lab.viz.graph import format_array
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 

@@ -257,7 +257,7 @@ def _worker(rank: int, world_size: int, fn: Callable[..., Any], args: tuple, kwa
     finally:
         try:
             group.destroy_process_group()
-        except Exception:  # noqa: S110 -- leaving a group that is already broken
+        except Exception:  # leaving a group that is already broken
             pass
     try:
         conn.send(message)
