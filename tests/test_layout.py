@@ -230,3 +230,19 @@ def test_the_tests_mirror_the_modules():
     assert missing == []
     assert {"test_optim", "test_gradcheck_ops", "test_torch_differential", "test_errors",
             "test_memory"} <= tests
+
+
+def test_the_readmes_reading_order_counts_the_lines_right():
+    """The README's reading order names each file with its length: the lengths are the files'."""
+    readme = (PACKAGE.parent / "README.md").read_text()
+    section = readme.split("### Reading order", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`autograd_lab/([\w/]+\.py)` \((\d+) lines\)|`(ops/methods\.py)` \((\d+) lines\)",
+                       section)
+    assert len(named) >= 5
+    for path, count, path2, count2 in named:
+        path, count = path or path2, int(count or count2)
+        lines = len((PACKAGE / path).read_text().splitlines())
+        assert lines == count, f"{path} has {lines} lines, the README says {count}"
+    for core in ("tensor.py", "function.py", "engine.py", "grad_mode.py"):
+        assert f"autograd_lab/{core}" in section
+    assert "my_backward" in section

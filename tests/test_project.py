@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -178,3 +179,21 @@ def test_benchmark_table_rewrite_keeps_the_rest():
         sys.path.remove(str(ROOT))
     text = f"intro\n{START}\nold\n{END}\noutro\n"
     assert with_table(text, "| new |") == f"intro\n{START}\n| new |\n{END}\noutro\n"
+
+
+def test_make_test_installs_the_oracles_and_make_course_does_not():
+    """On a fresh clone `make test` runs every test: it installs PyTorch (CPU) and scikit-learn first;
+    a learner's `make course` installs neither. (``make -n -B``: what make would run, from scratch.)"""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+
+    def plan(target: str) -> str:
+        result = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    test, course = plan("test"), plan("course")
+    install = [line for line in test.splitlines() if "pip install" in line and "torch==2.13.0" in line]
+    assert install and "scikit-learn" in install[0] and "download.pytorch.org/whl/cpu" in install[0]
+    assert test.rstrip().endswith("-m pytest"), "the oracles are installed before the tests run"
+    assert "torch" not in course and "scikit-learn" not in course
