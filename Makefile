@@ -31,8 +31,9 @@ graphviz:
 # LAB_ARGS passes more options (e.g. LAB_ARGS="--no-browser --port=8890").
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# .venv/bin first on PATH: the server, its terminals and the tools nbgrader runs use the course's.
 course: install
-	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) course/
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) course/
 
 test: install
 	$(BIN)/python -m pytest

@@ -21,6 +21,18 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+# nbgrader runs some tools by name (`alembic`): find this environment's, however the server or
+# command was started (`.venv/bin/jupyter lab` does not put .venv/bin on PATH). The gradebook no
+# longer needs PATH at all (grading/gradebook_schema.py), which also repairs a gradebook.db
+# left half-made by a failed first start.
+_BIN = os.path.dirname(sys.executable)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
+
+from grading import gradebook_schema  # noqa: E402
+
+gradebook_schema.install()
+
 c.CourseDirectory.course_id = "autograd-lab"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "course"

@@ -107,6 +107,14 @@ def nbgrader_api(root: Path | str, overrides: dict | None = None):
     return NbGraderAPI(coursedir=coursedir, config=cfg)
 
 
+def _gradebook_fixes(course: Course) -> None:
+    """Every use of the gradebook in this process: locked, and without the `alembic` program."""
+    from . import gradebook_lock, gradebook_schema
+
+    gradebook_schema.install()
+    gradebook_lock.install(course.root)
+
+
 def _result_error(result: dict) -> str:
     text = (result.get("error") or "") + (result.get("log") or "")
     lines = [ln for ln in text.splitlines() if "ERROR" in ln or "Error" in ln]
@@ -117,9 +125,7 @@ def _result_error(result: dict) -> str:
 
 def release(course: Course, assignments: Iterable[str] | None = None, log: Log = _print) -> int:
     """generate_assignment for each assignment: solutions/<a>/ -> course/<a>/. Returns #errors."""
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     api = nbgrader_api(course.root)
     errors = 0
     for a in assignments or course.assignments():
@@ -411,9 +417,7 @@ def zero_notebooks(course: Course, assignment: str, student: str, notebooks: Ite
     """Record zero (with `reason` as the comment) for these notebooks of a submission."""
     from nbgrader.api import Gradebook
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     with Gradebook(course.db_url) as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush notes from nbgrader's own code
         gb.update_or_create_student(student)
@@ -475,9 +479,7 @@ def submission_scores(course: Course, assignment: str) -> dict[str, tuple[float,
     """{student: (score, max_score)} from the gradebook."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     out = {}
     with Gradebook(course.db_url) as gb:
         try:
@@ -496,9 +498,7 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
     """Autograde every collected submission, `jobs` students at a time."""
     from tqdm import tqdm
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     jobs = jobs or os.cpu_count() or 1
     overrides: dict = {}
     if timeout:
@@ -590,9 +590,7 @@ def _format_report(assignment: str, subs: list[Submission]) -> str:
 def feedback(course: Course, assignments: Iterable[str] | None = None,
              log: Log = _print) -> int:
     """generate_feedback for every autograded submission. Returns #errors."""
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     api = nbgrader_api(course.root)
     errors = 0
     for a in assignments or course.assignments():
@@ -613,9 +611,7 @@ def export(course: Course, out: Path, log: Log = _print) -> Path:
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     out = Path(out).resolve()
     with Gradebook(course.db_url) as gb:
         CsvExportPlugin(to=str(out)).export(gb)

@@ -1,6 +1,11 @@
-"""The graphs are seen in a real browser: JupyterLab serves the course notebooks that draw a graph, headless
-Chromium (Debian's, driven by Playwright) runs all their cells, and the drawing's SVG must appear in the
-notebook's output area. A screenshot of each is saved to ``artifacts/browser/<notebook>.png``.
+"""What learners and the instructor see in a real browser: JupyterLab on a copy of the repository made
+like a fresh clone (tracked files only: no gradebook.db, nothing collected), started as
+`.venv/bin/jupyter lab` at its root without the virtualenv on PATH; headless Chromium (Debian's,
+driven by Playwright) opens it. One server for the whole module.
+
+- the course notebooks that draw a graph run, and the drawing's SVG appears in the output area
+  (screenshots in ``artifacts/browser/``);
+- Formgrader lists the assignments on its first open, with no warning about the exchange.
 
 Needs ``/usr/bin/chromium`` and Graphviz's ``dot`` (``.ci/run`` installs both); skipped without them.
 """
@@ -13,6 +18,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -30,6 +36,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-g
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 DRAWS = re.compile(r"autograd_lab\.viz|viz\.draw|backward_steps")
 TIMEOUT_MS = 90_000  # a loaded 2-core machine: first page load and kernel start take a while
+
+
+BIN = Path(sys.executable).parent
+# A PATH without the virtualenv's bin/: `.venv/bin/jupyter lab` started without activating it.
+BARE_PATH = os.pathsep.join(p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+                            if p and Path(p).resolve() != BIN.resolve())
 
 
 def course_notebooks() -> list[Path]:
@@ -50,12 +62,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def prepare(root: Path, notebooks: list[Path]) -> list[str]:
-    """Copy the notebooks' folders into ``root``. Every code cell gets the ``raises-exception`` tag, so
-    that Run All goes past the exercises a learner has not done yet (they raise NotImplementedError)."""
+def fresh_clone(dest: Path) -> Path:
+    """The repository's files as a fresh clone has them (tracked, or new and not ignored), copied."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
+
+
+def prepare_run_all(root: Path, notebooks: list[Path]) -> list[str]:
+    """Copy the notebooks' folders into ``root/run-all/``. Every code cell gets the ``raises-exception``
+    tag, so that Run All goes past the exercises a learner has not done yet (NotImplementedError)."""
     paths = []
     for nb_path in notebooks:
-        folder = root / nb_path.parent.name
+        folder = root / "run-all" / nb_path.parent.name
         if not folder.exists():
             shutil.copytree(nb_path.parent, folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         nb = json.loads((folder / nb_path.name).read_text(encoding="utf-8"))
@@ -65,37 +89,45 @@ def prepare(root: Path, notebooks: list[Path]) -> list[str]:
                 if "raises-exception" not in tags:
                     tags.append("raises-exception")
         (folder / nb_path.name).write_text(json.dumps(nb, indent=1), encoding="utf-8")
-        paths.append(f"{folder.name}/{nb_path.name}")
+        paths.append(f"run-all/{folder.name}/{nb_path.name}")
     return paths
+
+
+class Lab:
+    """The running server: its URL, the clone it serves, its log."""
+
+    def __init__(self, url: str, root: Path, tmp: Path, log: Path):
+        self.url, self.root, self.tmp, self.log = url, root, tmp, log
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """A JupyterLab server on 127.0.0.1 serving a temporary copy of the notebooks; killed afterwards."""
+    """JupyterLab on 127.0.0.1 at the root of a fresh clone, as `.venv/bin/jupyter lab` without the
+    virtualenv on PATH; killed afterwards."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed (apt-get install graphviz)")
     pytest.importorskip("playwright.sync_api")
-    notebooks = course_notebooks()
-    assert notebooks, "no course notebook draws a graph with autograd_lab.viz (course/*/*.ipynb)"
     tmp = tmp_path_factory.mktemp("lab")
-    root = tmp / "course"
-    root.mkdir()
-    paths = prepare(root, notebooks)
+    root = fresh_clone(tmp / "clone")
     settings = tmp / "settings"
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false"}))  # no "Jupyter news?" toast over the screenshot
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
+    env = dict(os.environ, PATH=BARE_PATH, JUPYTERLAB_SETTINGS_DIR=str(settings),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
     port = free_port()
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
-           "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}"]
+           "--ServerApp.disable_check_xsrf=True"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
-    log = open(tmp / "server.log", "w")  # closed in the finally below
+    log_path = tmp / "server.log"
+    log = open(log_path, "w")  # closed in the finally below
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     try:
@@ -103,7 +135,7 @@ def lab(tmp_path_factory):
         while True:
             if proc.poll() is not None:
                 log.flush()
-                pytest.fail("JupyterLab exited:\n" + (tmp / "server.log").read_text()[-3000:])
+                pytest.fail("JupyterLab exited:\n" + log_path.read_text()[-3000:])
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2):
                     break
@@ -111,7 +143,7 @@ def lab(tmp_path_factory):
                 if time.monotonic() > deadline:
                     pytest.fail("JupyterLab did not answer within 90 s")
                 time.sleep(0.3)
-        yield f"http://127.0.0.1:{port}", paths, tmp
+        yield Lab(f"http://127.0.0.1:{port}", root, tmp, log_path)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)  # the server and its kernels: their own process group
@@ -122,35 +154,75 @@ def lab(tmp_path_factory):
         log.close()
 
 
-def test_course_graphs_render_in_chromium(lab):
+@pytest.fixture(scope="module")
+def browser(lab):
+    """One headless Chromium for the module (a laptop's 1280x720 window)."""
     from playwright.sync_api import sync_playwright
 
-    url, paths, tmp = lab
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 1000})
+        context = p.chromium.launch_persistent_context(
+            str(lab.tmp / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 720})
+        context.set_default_timeout(TIMEOUT_MS)
         try:
-            for path in paths:
-                name = Path(path).stem
-                page = browser.new_page()
-                page.set_default_timeout(TIMEOUT_MS)
-                page.goto(f"{url}/lab/tree/{path}?reset", wait_until="domcontentloaded")
-                notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-                notebook.locator(".jp-Cell").first.wait_for()
-                page.get_by_text(re.compile(r"\| Idle$")).first.wait_for()  # the kernel is ready
-                page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-                page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-                svg = notebook.locator(".jp-OutputArea-output svg").first
-                svg.wait_for()
-                svg.scroll_into_view_if_needed()
-                text = svg.inner_html()
-                page.wait_for_timeout(300)  # let the scroll settle
-                page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-                svg.screenshot(path=str(ARTIFACTS / f"{name}-graph.png"))
-                assert "Backward" in text, f"{path}: the SVG in the output is not a graph of grad_fn nodes"
-                assert svg.bounding_box()["width"] > 50
-                page.close()
+            yield context
         finally:
-            browser.close()
+            context.close()
+
+
+def open_notebook(browser, lab: Lab, path: str):
+    """A new page with the notebook at ``path`` open and its kernel idle; (page, notebook panel)."""
+    page = browser.new_page()
+    page.goto(f"{lab.url}/lab/tree/{path}?reset", wait_until="domcontentloaded")
+    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    notebook.locator(".jp-Cell").first.wait_for()
+    page.get_by_text(re.compile(r"\| Idle$")).first.wait_for()  # the kernel is ready
+    return page, notebook
+
+
+def menu(page, top: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(top)}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+
+def test_course_graphs_render_in_chromium(lab, browser):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for path in prepare_run_all(lab.root, course_notebooks()):
+        name = Path(path).stem
+        page, notebook = open_notebook(browser, lab, path)
+        page.set_viewport_size({"width": 1280, "height": 1000})
+        menu(page, "Run", "Run All Cells")
+        svg = notebook.locator(".jp-OutputArea-output svg").first
+        svg.wait_for()
+        svg.scroll_into_view_if_needed()
+        text = svg.inner_html()
+        page.wait_for_timeout(300)  # let the scroll settle
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+        svg.screenshot(path=str(ARTIFACTS / f"{name}-graph.png"))
+        assert "Backward" in text, f"{path}: the SVG in the output is not a graph of grad_fn nodes"
+        assert svg.bounding_box()["width"] > 50
+        page.close()
+
+
+def test_formgrader_lists_assignments_on_first_open(lab, browser):
+    """On the fresh clone (no gradebook.db yet), without .venv/bin on the server's PATH."""
+    assert not (lab.root / "gradebook.db").exists(), "the clone must start without a gradebook"
+    assignments = sorted(p.name for p in (ROOT / "solutions").iterdir()
+                         if p.is_dir() and any(p.glob("*.ipynb")))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page()
+    page.goto(f"{lab.url}/formgrader", wait_until="domcontentloaded")
+    try:
+        page.wait_for_function("() => !document.body.innerText.includes('Loading, please wait')",
+                               timeout=30_000)
+    except Exception:
+        pytest.fail("Formgrader's assignment list stays on 'Loading, please wait...'; the server "
+                    "log:\n" + lab.log_text()[-3000:])
+    rows = page.locator("tbody tr td:first-child")
+    names = sorted(rows.all_inner_texts())
+    page.screenshot(path=str(ARTIFACTS / "formgrader.png"), full_page=True)
+    assert [n.strip() for n in names] == assignments, page.locator("body").inner_text()[:3000]
+    assert " 500 " not in lab.log_text(), lab.log_text()[-3000:]
+    with sqlite3.connect(lab.root / "gradebook.db") as conn:
+        assert conn.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+    page.close()
