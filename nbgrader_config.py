@@ -6,7 +6,7 @@ version of each to ``course/``:
 
     solutions/01_tensors/01_tensors.ipynb  ->  course/01_tensors/01_tensors.ipynb
 
-``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` are an instructor's
+``submitted/``, ``autograded/``, ``feedback/``, ``exchange/`` and ``gradebook.db`` are an instructor's
 working data, created next to this file and ignored by git.
 See docs/instructor-guide.md.
 """
@@ -34,6 +34,20 @@ from grading import gradebook_schema  # noqa: E402
 gradebook_schema.install()
 
 c.CourseDirectory.course_id = "autograd-lab"
+
+# The exchange: the folder through which nbgrader's release, fetch, submit and collect pass
+# assignments (Formgrader's Release and Collect buttons, the learners' Assignment List). nbgrader's
+# default, /usr/local/share/nbgrader/exchange, must exist beforehand and takes root to create; a
+# shared machine or a JupyterHub sets one up, and then it is used. Otherwise: `exchange/` in the
+# course root (ignored by git). AUTOGRAD_LAB_EXCHANGE names another. See the instructor guide.
+_SHARED_EXCHANGE = "/usr/local/share/nbgrader/exchange"
+_EXCHANGE = os.environ.get("AUTOGRAD_LAB_EXCHANGE") or (
+    _SHARED_EXCHANGE if os.path.isdir(_SHARED_EXCHANGE) else os.path.join(_HERE, "exchange"))
+try:
+    os.makedirs(_EXCHANGE, exist_ok=True)
+except OSError:
+    pass  # read-only: nbgrader says the exchange is missing, which is then true
+c.Exchange.root = _EXCHANGE
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "course"
 # Files in solutions/<assignment>/ that are never released nor copied next to a submission.

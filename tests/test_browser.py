@@ -5,7 +5,8 @@ driven by Playwright) opens it. One server for the whole module.
 
 - the course notebooks that draw a graph run, and the drawing's SVG appears in the output area
   (screenshots in ``artifacts/browser/``);
-- Formgrader lists the assignments on its first open, with no warning about the exchange.
+- Formgrader lists the assignments on its first open, with no warning about the exchange, and its
+  Release button puts an assignment in the course's exchange.
 
 Needs ``/usr/bin/chromium`` and Graphviz's ``dot`` (``.ci/run`` installs both); skipped without them.
 """
@@ -225,4 +226,17 @@ def test_formgrader_lists_assignments_on_first_open(lab, browser):
     assert " 500 " not in lab.log_text(), lab.log_text()[-3000:]
     with sqlite3.connect(lab.root / "gradebook.db") as conn:
         assert conn.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+
+    # The exchange: no warning, every assignment a draft (generated, not in the exchange), and the
+    # Release button works (the exchange is a folder of the course root: no root needed).
+    assert page.locator("#warning-exchange").count() == 0, page.locator("#warning-exchange").inner_text()
+    status = {n.strip(): s.strip() for n, s in zip(rows.all_inner_texts(),
+                                                   page.locator("tbody tr td.status").all_inner_texts())}
+    assert set(status.values()) == {"draft"}, status
+    row = page.locator("tbody tr", has=page.locator("td:first-child", has_text="01_tensors"))
+    row.locator(".glyphicon-cloud-upload").click()
+    row.locator("td.status", has_text="released").wait_for(timeout=30_000)
+    released = lab.root / "exchange" / "autograd-lab" / "outbound" / "01_tensors" / "01_tensors.ipynb"
+    assert released.is_file(), "Release copied the notebook into the course's exchange"
+    page.screenshot(path=str(ARTIFACTS / "formgrader-released.png"), full_page=True)
     page.close()
