@@ -64,12 +64,8 @@ c.CourseDirectory.ignore = [
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Per-cell time limit (seconds) for validate and autograde: an infinite loop is interrupted
-# and that cell fails; the rest of the notebook still runs.
-c.Execute.timeout = 60
-c.Execute.interrupt_on_timeout = True
-# A kernel holds nothing worth a graceful shutdown: stop it at once (saves a second a notebook).
-c.Execute.shutdown_kernel = "immediate"
+# What learners' Validate and autograde share (time limits, whole messages from Validate).
+load_subconfig("nbgrader_config.py", path=os.path.join(_HERE, "grading", "jupyter"))  # noqa: F821
 
 # Autograde runs students' code in a sandbox (grading/sandbox.py): the course tree, the
 # solutions and the gradebook are hidden from the kernel, which runs as an unprivileged user
@@ -84,3 +80,14 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+
+# Feedback (grading/feedback.py): the score in its parts (autograded, graded by hand, not graded
+# yet), and math typeset offline by MathJax embedded in the page.
+# (Classes, not names: nbconvert would not construct preprocessors given by name here.)
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from grading import feedback  # noqa: E402
+
+c.GenerateFeedback.exporter_class = feedback.FeedbackExporter
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, feedback.FeedbackScores]
