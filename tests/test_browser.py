@@ -17,16 +17,15 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lab_helpers import free_port, stop, wait_until_answers  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -55,12 +54,6 @@ def course_notebooks() -> list[Path]:
     if os.environ.get("AUTOGRAD_LAB_BROWSER_NOTEBOOKS") == "all" or not welcome:
         return drawing
     return welcome
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fresh_clone(dest: Path) -> Path:
@@ -128,31 +121,14 @@ def lab(tmp_path_factory):
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     log_path = tmp / "server.log"
-    log = open(log_path, "w")  # closed in the finally below
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                log.flush()
-                pytest.fail("JupyterLab exited:\n" + log_path.read_text()[-3000:])
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("JupyterLab did not answer within 90 s")
-                time.sleep(0.3)
+        wait_until_answers(proc, f"http://127.0.0.1:{port}/api/status", log_path, 90)
         yield Lab(f"http://127.0.0.1:{port}", root, tmp, log_path)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)  # the server and its kernels: their own process group
-            proc.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-        log.close()
+        stop(proc)
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +216,110 @@ def test_formgrader_lists_assignments_on_first_open(lab, browser):
     assert released.is_file(), "Release copied the notebook into the course's exchange"
     page.screenshot(path=str(ARTIFACTS / "formgrader-released.png"), full_page=True)
     page.close()
+
+
+def test_validate_dialog_shows_the_whole_error_first_and_wrapped(lab, browser):
+    """nbgrader's dialog listed the test's source first and let long lines run off its edge."""
+    import nbformat
+    from test_validate import HINT, long_message_notebook
+
+    (lab.root / "validate").mkdir(exist_ok=True)
+    nbformat.write(long_message_notebook(), lab.root / "validate" / "long.ipynb")
+    page, notebook = open_notebook(browser, lab, "validate/long.ipynb")
+    page.screenshot(path=str(ARTIFACTS / "validate-before.png"))
+    page.get_by_text("Validate", exact=True).first.click(timeout=20_000)
+    dialog = page.locator(".nbgrader-ErrorDialog #validation-message")
+    dialog.wait_for(timeout=120_000)
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(ARTIFACTS / "validate-dialog.png"))
+    children = dialog.evaluate("m => Array.from(m.children).map(c => c.className + '|' + c.tagName)")
+    error = dialog.locator(".autograd-lab-error pre").first
+    source = dialog.locator("details.autograd-lab-test")
+    text = error.inner_text()
+    assert HINT[-60:] in " ".join(text.split()), text
+    assert children.index(next(c for c in children if "autograd-lab-error" in c)) < \
+        children.index(next(c for c in children if "autograd-lab-test" in c)), children
+    assert source.count() == 1 and source.evaluate("d => !d.open"), "the test's source is folded"
+    widths = error.evaluate("p => [p.scrollWidth, p.clientWidth]")
+    assert widths[0] <= widths[1] + 1, f"the error runs past the dialog's edge: {widths}"
+    box = dialog.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 1280
+    page.close()
+
+
+def test_opening_and_saving_a_course_notebook_changes_nothing(lab, browser):
+    """JupyterLab keeps the notebook's metadata as it is: Validate's save leaves no diff."""
+    path = "course/01_tensors/01_tensors.ipynb"
+    before = (lab.root / path).read_bytes()
+    page, notebook = open_notebook(browser, lab, path)
+    page.wait_for_timeout(1000)  # JupyterLab writes the kernel's metadata once it is connected
+    tab = page.locator(".lm-TabBar-tab.jp-mod-current")
+    dirty = "jp-mod-dirty" in (tab.get_attribute("class") or "")
+    notebook.locator(".jp-Cell").first.click()
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')")
+    page.wait_for_timeout(500)
+    after = (lab.root / path).read_bytes()
+    page.close()
+    assert not dirty, "opening the notebook marked it modified"
+    if after != before:
+        import difflib
+
+        diff = difflib.unified_diff(before.decode().splitlines(), after.decode().splitlines(), lineterm="")
+        pytest.fail("saving changed the file:\n" + "\n".join(list(diff)[:40]))
+
+
+SIZES_NOTEBOOK = [
+    "import autograd_lab as torch\nfrom autograd_lab import nn, viz\ntorch.manual_seed(0)\n"
+    "model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))\n"
+    "loss = model(torch.randn(4, 2)).sum()\nviz.draw(loss, params=model)",
+    "a = torch.tensor(1.0, requires_grad=True)\nz = a\nfor _ in range(8):\n    z = z * 2 + 1\n"
+    "viz.draw(z, rankdir='LR')",
+]
+
+MEASURE = """g => {
+  const svg = g.querySelector('svg'), view = g.querySelector('.autograd-lab-graph-view');
+  const box = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+  const px = box.width / vb.width;  // rendered px per SVG unit (pt)
+  const sizes = Array.from(svg.querySelectorAll('text'))
+    .map(t => parseFloat(t.getAttribute('font-size')) * px);
+  const out = g.closest('.jp-OutputArea-output').getBoundingClientRect();
+  return {svgW: box.width, svgH: box.height, viewW: view.getBoundingClientRect().width,
+          viewH: view.getBoundingClientRect().height, naturalW: parseFloat(g.dataset.width),
+          naturalH: parseFloat(g.dataset.height), outW: out.width,
+          minFont: Math.min(...sizes), maxFont: Math.max(...sizes)};
+}"""
+
+
+def test_graphs_fit_a_laptop_notebook_column_readable_and_open_full_size(lab, browser):
+    """At 1280x720: a tall network graph and a wide left-to-right chain, measured as rendered."""
+    import nbformat
+
+    (lab.root / "graphs").mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in SIZES_NOTEBOOK])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, lab.root / "graphs" / "sizes.ipynb")
+    page, notebook = open_notebook(browser, lab, "graphs/sizes.ipynb")
+    menu(page, "Run", "Run All Cells")
+    graphs = notebook.locator(".jp-OutputArea-output .autograd-lab-graph")
+    graphs.nth(1).wait_for()
+    area = notebook.locator(".jp-WindowedPanel-outer").first.evaluate("e => e.clientHeight")
+    tall, wide = (graphs.nth(i).evaluate(MEASURE) for i in range(2))
+    graphs.nth(0).scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "graph-sizes.png"))
+    print(f"notebook area {area}px high; tall: {tall}; wide: {wide}")
+    assert tall["naturalH"] > area, "the tall graph is taller than the notebook area at full size"
+    assert tall["viewH"] <= min(area, 520), (area, tall)
+    assert wide["viewW"] <= wide["outW"] + 1, wide
+    for g in (tall, wide):
+        assert g["svgH"] >= 0.74 * g["naturalH"], f"shrunk below readable: {g}"
+        assert g["minFont"] >= 8.9 and g["maxFont"] >= 10.9, f"labels too small: {g}"
+    with browser.expect_page(timeout=30_000) as new:
+        graphs.nth(0).locator(".autograd-lab-graph-full").click()
+    full = new.value
+    full.wait_for_load_state()
+    size = full.locator("svg").evaluate("s => [s.getBoundingClientRect().width, "
+                                         "s.getBoundingClientRect().height]")
+    full.close()
+    page.close()
+    assert abs(size[1] - tall["naturalH"]) < 2, (size, tall)
