@@ -38,6 +38,7 @@ from typing import Any, NoReturn
 from numpy import abs as _np_abs
 from numpy import array2string as _array2string
 from numpy import asarray as _asarray
+from numpy import dtype as _np_dtype
 from numpy import float64 as _float64
 from numpy import generic as _np_generic
 from numpy import isnan as _isnan
@@ -247,8 +248,10 @@ def expect_close(got: Any, expected: Any, *, what: str, hint: str = "", rtol: fl
                     hint = text
                     break
             fail(what, f"shape {eshape}", f"shape {gshape}: {show(got)}", hint)
-        if dtype is not None and got.dtype != dtype:
-            fail(what, f"dtype {dtype}", f"dtype {got.dtype}", hint)
+        if dtype is not None:
+            want = _np_dtype(dtype) if isinstance(got.dtype, _np_dtype) else dtype
+            if got.dtype != want:
+                fail(what, f"dtype {want}", f"dtype {got.dtype}", hint)
     g, e = _numbers_of(got, kind), _numbers_of(expected, _kind(expected))
     ok = _close_mask(g, e, rtol, atol)
     if bool(ok.all()):

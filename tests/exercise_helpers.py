@@ -132,10 +132,9 @@ class Notebook:
 # --- grading many answers at once -----------------------------------------------------------
 
 def run_cells(cells: list[str], variants: dict[str, dict[int, str]], *, cwd: Path,
-              torch_alias: bool = False, env: dict | None = None,
-              timeout: float = CELL_TIMEOUT) -> dict:
+              env: dict | None = None, timeout: float = CELL_TIMEOUT) -> dict:
     """tests/notebook_runner.py on these cells, in a fresh interpreter working in `cwd`."""
-    spec = {"cells": cells, "variants": variants, "timeout": timeout, "torch_alias": torch_alias}
+    spec = {"cells": cells, "variants": variants, "timeout": timeout}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(spec, f)
     try:

@@ -4,7 +4,7 @@
 
     {"cells": ["source of code cell 0", ...],
      "variants": {"name": {"3": "another source for cell 3", ...}, ...},
-     "timeout": 60, "torch_alias": false}
+     "timeout": 60}
 
 and writes to standard output one JSON object ``{name: {"outputs": [[output, ...] per cell],
 "died": reason or null}}``, the outputs as a kernel reports them (``stream``, ``execute_result``,
@@ -17,17 +17,12 @@ dies (``os._exit``, a crash) or stops answering is reported as ``died``. Cells r
 Jupyter kernel runs them (IPython's ``run_cell``, history stored, standard output and error
 captured per cell), each with a time limit.
 
-With ``torch_alias``, ``import autograd_lab`` (and ``autograd_lab.x``) gives PyTorch's ``torch``
-(``torch.x``): the cells run unchanged under PyTorch. Standard library and IPython only, so that
-the cells meet a fresh interpreter.
+Standard library and IPython only, so that the cells meet a fresh interpreter.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.abc
-import importlib.util
 import io
 import json
 import os
@@ -36,21 +31,6 @@ import signal
 import sys
 import time
 from typing import Any
-
-
-class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``autograd_lab[.x]`` -> ``torch[.x]``: the module objects themselves, not copies."""
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name == "autograd_lab" or name.startswith("autograd_lab."):
-            return importlib.util.spec_from_loader(name, self)
-        return None
-
-    def create_module(self, spec: Any) -> Any:
-        return importlib.import_module("torch" + spec.name[len("autograd_lab"):])
-
-    def exec_module(self, module: Any) -> None:
-        pass
 
 
 class CellTimeout(KeyboardInterrupt):
@@ -170,8 +150,6 @@ def run(cells: list[str], variants: dict[str, dict[int, str]], timeout: float) -
 def main() -> None:
     with open(sys.argv[1]) as f:
         spec = json.load(f)
-    if spec.get("torch_alias"):
-        sys.meta_path.insert(0, TorchAlias())
     variants = {name: {int(i): s for i, s in changes.items()}
                 for name, changes in spec.get("variants", {}).items()}
     results = run(spec["cells"], variants, float(spec.get("timeout", 60)))
