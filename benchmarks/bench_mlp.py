@@ -9,7 +9,10 @@ is timed. Timing: the best of 7 interleaved rounds in one child process pinned t
 :mod:`benchmarks`); CPU over wall time shows that each ran on one thread. JAX runs in a child of its
 own, interleaved with hand NumPy only, and is compared with that NumPy: interleaved with the other
 libraries, its jit-compiled step ran up to 1.6x slower (its dispatch is sensitive to what ran between
-its calls), which would not be a fair figure.
+its calls), which would not be a fair figure. Even so its figure is the least stable here: each step
+hands work between Python's thread and XLA's, which on one core means switching between them, and
+the more so when other processes load the machine; on this shared 2-core machine it ranged from 3x to
+8.6x hand NumPy between runs of one day.
 
 Then memory over 1,000 steps, in a fresh process per implementation: resident memory (RSS) and the
 number of objects the garbage collector tracks, sampled every 20 steps after a warm-up; the slope of
