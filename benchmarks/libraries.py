@@ -5,9 +5,9 @@ implementation), ``floor`` (:mod:`benchmarks.minimal_autograd`, the floor of aut
 ``autograd_lab``, ``torch``, and the optional oracles ``mygrad``, ``jax`` (``jit``) and ``autograd``
 (HIPS autograd), used where installed.
 
-For each: :func:`mlp_step` (one SGD step of an MLP from given initial weights, returning the loss),
-and for those that record a graph op by op: :func:`scalar_chain` (``y = y * c`` n times, then
-backward) and :func:`elementwise` (one recorded ``a * b``).
+For each: :func:`mlp_step` (one SGD step of an MLP from the same initial weights, returning the
+loss), and for those that record a graph op by op (``RECORDING``) a :class:`Recorder`: leaves,
+``Recorder.chain`` (``y = y * c`` n times) and the check of the chain's gradient.
 """
 
 from __future__ import annotations
