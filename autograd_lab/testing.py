@@ -658,7 +658,9 @@ class graph_freed:
         from .autograd import AccumulateGrad, Node
 
         gc.collect()
-        return [o for o in gc.get_objects() if isinstance(o, Node) and not isinstance(o, AccumulateGrad)]
+        # type(), not isinstance(): an object's __class__ property could lie (or warn)
+        return [o for o in gc.get_objects()
+                if issubclass(type(o), Node) and not issubclass(type(o), AccumulateGrad)]
 
     def __enter__(self) -> graph_freed:
         self._before = {id(o): o for o in self._nodes()}

@@ -28,6 +28,17 @@ def _prediction(expr: str, value: tuple) -> str:
     return "predicted = {\n" + "\n".join(f"    {k!r}: {v!r}," for k, v in values.items()) + "\n}\n"
 
 
+# Lines that several wrong answers share.
+_PADDED = ("def broadcast_shape(a, b):\n"
+           "    n = max(len(a), len(b))\n"
+           "    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)\n")
+_REFUSED = ("    for x, y in zip(a, b):\n"
+            "        if x != y and 1 not in (x, y):\n"
+            "            raise ValueError(f'shapes {a} and {b} do not broadcast')\n")
+_SHAPES_CHECKED = (
+    "    if extra < 0 or any(s != g and s != 1 for s, g in zip(shape, grad.shape[extra:])):\n"
+    "        raise ValueError(f'{shape} cannot broadcast to {grad.shape}')\n")
+
 MISTAKES = {
     "predict_shapes": [
         {"kind": "shortcut", "why": "runs the expressions instead of predicting them",
@@ -59,13 +70,7 @@ MISTAKES = {
                  "    return tuple((np.zeros(a) + np.zeros(b)).shape)\n"},
         {"kind": "edge", "why": "takes max() of the two sizes, wrong when one of them is 0",
          "message": "not max(0, 1)",
-         "code": "def broadcast_shape(a, b):\n"
-                 "    n = max(len(a), len(b))\n"
-                 "    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)\n"
-                 "    for x, y in zip(a, b):\n"
-                 "        if x != y and 1 not in (x, y):\n"
-                 "            raise ValueError(f'shapes {a} and {b} do not broadcast')\n"
-                 "    return tuple(max(x, y) for x, y in zip(a, b))\n"},
+         "code": _PADDED + _REFUSED + "    return tuple(max(x, y) for x, y in zip(a, b))\n"},
         {"kind": "mistake", "why": "aligns the shapes from the left (pads on the right)",
          "message": "once aligned from the right",
          "code": "def broadcast_shape(a, b):\n"
@@ -79,21 +84,11 @@ MISTAKES = {
                  "    return tuple(out)\n"},
         {"kind": "mistake", "why": "never refuses: takes the larger size even when neither is 1",
          "message": "expected ValueError to be raised",
-         "code": "def broadcast_shape(a, b):\n"
-                 "    n = max(len(a), len(b))\n"
-                 "    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)\n"
-                 "    return tuple(y if x == 1 else x if y == 1 else max(x, y) for x, y in zip(a, b))\n"},
+         "code": _PADDED + "    return tuple(y if x == 1 else x if y == 1 else max(x, y) "
+                           "for x, y in zip(a, b))\n"},
         {"kind": "type", "why": "returns a list",
          "message": "a list where a tuple is expected",
-         "code": "def broadcast_shape(a, b):\n"
-                 "    n = max(len(a), len(b))\n"
-                 "    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)\n"
-                 "    out = []\n"
-                 "    for x, y in zip(a, b):\n"
-                 "        if x != y and 1 not in (x, y):\n"
-                 "            raise ValueError(f'shapes {a} and {b} do not broadcast')\n"
-                 "        out.append(y if x == 1 else x)\n"
-                 "    return out\n"},
+         "code": _PADDED + _REFUSED + "    return [y if x == 1 else x for x, y in zip(a, b)]\n"},
     ],
     "sum_to_shape": [
         {"kind": "shortcut", "why": "calls the library's Tensor.sum_to_size",
@@ -130,9 +125,8 @@ MISTAKES = {
          "code": "def sum_to_shape(grad, shape):\n"
                  "    shape = tuple(shape)\n"
                  "    extra = grad.ndim - len(shape)\n"
-                 "    if extra < 0 or any(s != g and s != 1 for s, g in zip(shape, grad.shape[extra:])):\n"
-                 "        raise ValueError(f'{shape} cannot broadcast to {grad.shape}')\n"
-                 "    out = grad.sum(axis=tuple(range(extra)))\n"
+                 + _SHAPES_CHECKED
+                 + "    out = grad.sum(axis=tuple(range(extra)))\n"
                  "    axes = tuple(i for i, s in enumerate(shape) if s == 1 and out.shape[i] > 1)\n"
                  "    return np.asarray(out.sum(axis=axes, keepdims=True))\n"},
         {"kind": "type", "why": "computes with tensors and returns a Tensor",
@@ -141,9 +135,8 @@ MISTAKES = {
                  "    shape = tuple(shape)\n"
                  "    t = torch.from_numpy(grad)\n"
                  "    extra = grad.ndim - len(shape)\n"
-                 "    if extra < 0 or any(s != g and s != 1 for s, g in zip(shape, grad.shape[extra:])):\n"
-                 "        raise ValueError(f'{shape} cannot broadcast to {grad.shape}')\n"
-                 "    if extra:\n"
+                 + _SHAPES_CHECKED
+                 + "    if extra:\n"
                  "        t = t.sum(dim=tuple(range(extra)))\n"
                  "    axes = tuple(i for i, s in enumerate(shape) if s == 1 and t.shape[i] != 1)\n"
                  "    return t.sum(dim=axes, keepdim=True) if axes else t\n"},
