@@ -80,6 +80,17 @@ def test_expect_close_kinds_shapes_dtypes_and_tolerance():
         expect_close(True, 1.0, what="n")
 
 
+def test_expect_close_an_infinity_matches_the_same_infinity_only():
+    expect_close(np.array([1.0, np.inf, -np.inf]), np.array([1.0, np.inf, -np.inf]), what="a")
+    expect_close(float("inf"), float("inf"), what="n")
+    for got in ([1.0, -np.inf], [1.0, 5.0], [1.0, np.nan]):
+        with pytest.raises(AssertionError, match=r"first difference at index \(1,\)"):
+            expect_close(np.array(got), np.array([1.0, np.inf]), what="a")
+    with pytest.raises(AssertionError, match="Hint: it overflows"):
+        expect_close(np.array([0.0, np.inf]), np.array([0.0, 1000.0]), what="a",
+                     mistakes={"it overflows": np.array([0.0, np.inf])})
+
+
 def test_expect_close_names_a_mistake_by_value_or_by_shape():
     with pytest.raises(AssertionError, match="Hint: the mean"):
         expect_close(np.array([4.5]), np.array([18.0]), what="s", hint="sum",
