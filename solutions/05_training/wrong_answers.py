@@ -135,7 +135,7 @@ MISTAKES = {
                  "    for xb, yb in zip(x.split(k), y.split(k)):\n"
                  "        (loss_fn(model(xb), yb) / k).backward()\n" + _RETURN_GRADS},
         {"kind": "type", "why": "returns a generator of the gradients, not a list",
-         "message": "a generator",
+         "message": "(of type generator)",
          "code": _ACCUMULATE + "    model.zero_grad()\n" + _PAIRS
                  + "        (loss_fn(model(xb), yb) / k).backward()\n"
                  "    return (p.grad for p in model.parameters())\n"},
