@@ -40,8 +40,7 @@ KNOWN_FAILURES = {
     "02_backward": _VIZ,
     "03_graph": _VIZ,
     "04_leaves_hooks": _VIZ,
-    "05_training": "autograd_lab's optim, nn and DataLoader (from autograd_lab import ...) given "
-                   f"PyTorch tensors; {_VIZ}",
+    "05_training": _VIZ,
     "06_grad_modes": f"tensor(name=...); dtype.name and saved_items (autograd_lab only); {_VIZ}; "
                      "autograd_lab's optim given PyTorch parameters",
     "07_parallelism": "autograd_lab.parallel workers given PyTorch tensors; a cell reads a name "
