@@ -1,13 +1,8 @@
 """Wrong answers to 06_grad_modes, for the project's tests (never released: see nbgrader_config.py).
 
-MISTAKES: per exercise (grade_id of its solution cell), answers a learner really writes: calling
-the library's own version (shortcut), a misunderstanding (mistake), right but on an edge case
-(edge), right numbers of the wrong type (type), a result made the wrong way (structure). Each
-replaces that one cell, every other cell keeps the solution; autograded, it must lose points, and
-a failing test of that exercise must say `message` (tests/test_wrong_answers.py).
-ALTERNATIVES: correct answers written another way; they must score full marks.
-WRONG_ANSWERS: one learner's typical mistake (tests/test_pipeline.py: a score in between).
-See docs/exercise-authoring.md.
+MISTAKES (per exercise: answers a learner really writes, each of a kind, with the words its failing
+test must say), ALTERNATIVES (correct answers written another way) and WRONG_ANSWERS (one typical
+learner), in the format of solutions/01_tensors/wrong_answers.py; see docs/exercise-authoring.md.
 """
 
 

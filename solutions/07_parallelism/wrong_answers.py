@@ -1,13 +1,8 @@
 """Wrong answers to 07_parallelism, for the project's tests (never released: see nbgrader_config.py).
 
-MISTAKES: per exercise (grade_id of its solution cell), answers a learner really writes: calling
-the library's own version (shortcut), a misunderstanding (mistake), right but on an edge case
-(edge), right numbers of the wrong type (type), a result made the wrong way (structure). Each
-replaces that one cell, every other cell keeps the solution; autograded, it must lose points, and
-a failing test of that exercise must say `message` (tests/test_wrong_answers.py).
-ALTERNATIVES: correct answers written another way; they must score full marks.
-WRONG_ANSWERS: one learner with two of these mistakes (tests/test_pipeline.py: scores in between).
-See docs/exercise-authoring.md.
+MISTAKES (per exercise: answers a learner really writes, each of a kind, with the words its failing
+test must say), ALTERNATIVES (correct answers written another way) and WRONG_ANSWERS (one typical
+learner), in the format of solutions/01_tensors/wrong_answers.py; see docs/exercise-authoring.md.
 """
 
 
@@ -18,6 +13,11 @@ def _shard(start: str, stop: str, ret: str = "batch[start:stop]") -> str:
             f"    stop = {stop}\n"
             f"    return {ret}\n")
 
+
+# One backward over the whole batch: the body of the shortcut of exercises 2 and 5.
+_FULL_BATCH = ("    model.zero_grad()\n"
+               "    F.cross_entropy(model(x), y).backward()\n"
+               "    return [p.grad.numpy().copy() for p in model.parameters()]\n")
 
 _RIGHT_START = "rank * (n // world_size) + min(rank, n % world_size)"
 _RIGHT_STOP = "start + n // world_size + (1 if rank < n % world_size else 0)"
@@ -115,10 +115,7 @@ MISTAKES = {
     "data_parallel_grads": [
         {"kind": "shortcut", "why": "one backward over the whole batch, returned as if combined",
          "message": "never on the whole batch",
-         "code": "def data_parallel_grads(model, x, y, world_size):\n"
-                 "    model.zero_grad()\n"
-                 "    F.cross_entropy(model(x), y).backward()\n"
-                 "    return [p.grad.numpy().copy() for p in model.parameters()]\n"},
+         "code": "def data_parallel_grads(model, x, y, world_size):\n" + _FULL_BATCH},
         {"kind": "shortcut", "why": "calls the library's DataParallel.forward_backward",
          "message": "autograd_lab.parallel.DataParallel.forward_backward is switched off",
          "code": "def data_parallel_grads(model, x, y, world_size):\n"
@@ -281,10 +278,7 @@ MISTAKES = {
     "dp_worker": [
         {"kind": "shortcut", "why": "every worker computes the full-batch gradient and skips the all-reduce",
          "message": "never on the whole batch",
-         "code": "def dp_worker(rank, world_size, model, x, y):\n"
-                 "    model.zero_grad()\n"
-                 "    F.cross_entropy(model(x), y).backward()\n"
-                 "    return [p.grad.numpy().copy() for p in model.parameters()]\n"},
+         "code": "def dp_worker(rank, world_size, model, x, y):\n" + _FULL_BATCH},
         {"kind": "shortcut",
          "why": "the full-batch gradient times n_r / N, all-reduced: the sum comes out right",
          "message": "never on the whole batch",
