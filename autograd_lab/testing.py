@@ -542,16 +542,21 @@ class Call:
 class Spy:
     """The calls of a public name while a block runs (see :func:`spy`)."""
 
-    def __init__(self, name: str, keep: bool, allow_from: tuple[str, ...]):
+    def __init__(self, name: str, keep: bool, allow_from: tuple[str, ...], copy: bool = False):
         self.name = name
         self.keep = keep
+        self.copy = copy
         self.calls: list[Call] = []
         self._patch = _Patch((name,), self._record, allow_from)
 
     def _record(self, name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
         shapes = tuple(tuple(a.shape) if hasattr(a, "shape") and not isinstance(a, type) else None
                        for a in args)
-        call_ = Call(args if self.keep else (), kwargs if self.keep else {}, shapes)
+        if self.copy:  # as they are now: the call may write into them (all_reduce)
+            kept_args, kept_kwargs = tuple(map(_snapshot, args)), {k: _snapshot(v) for k, v in kwargs.items()}
+        else:
+            kept_args, kept_kwargs = args, kwargs
+        call_ = Call(kept_args if self.keep else (), kept_kwargs if self.keep else {}, shapes)
         self.calls.append(call_)
         try:
             result = fn(*args, **kwargs)
@@ -583,15 +588,26 @@ class Spy:
         self._patch.stop()
 
 
-def spy(name: str, *, keep: bool = True, allow_from: tuple[str, ...] = ()) -> Spy:
+def spy(name: str, *, keep: bool = True, copy: bool = False, allow_from: tuple[str, ...] = ()) -> Spy:
     """Record the calls of a public name while a block runs; the calls still happen.
 
     ``with spy("autograd_lab.parallel.all_reduce") as s: ...`` then ``s.count``, ``s[0].args``,
     ``s[0].shapes`` (the shape of each positional argument). ``keep=False`` records only shapes,
-    so that the spy keeps no argument (and no graph) alive. Calls from `allow_from` modules are
-    not recorded.
+    so that the spy keeps no argument (and no graph) alive. ``copy=True`` records copies of the
+    array and tensor arguments taken when the call starts (for a function that writes into its
+    arguments, such as ``all_reduce``: what it was given, not what it left). Calls from
+    `allow_from` modules are not recorded.
     """
-    return Spy(name, keep, allow_from)
+    return Spy(name, keep, allow_from, copy)
+
+
+def _snapshot(x: Any) -> Any:
+    """A copy of an ndarray or tensor (without its graph); anything else as it is."""
+    if type(x) is _ndarray:
+        return x.copy()
+    if type(x) in _tensor_types():
+        return x.detach().clone()
+    return x
 
 
 class HookWatch(Spy):

@@ -212,6 +212,20 @@ def test_spy_counts_calls_and_shapes():
     assert torch.zeros(2).sum().item() == 0.0, "the spy is gone"
 
 
+def test_spy_with_copy_records_the_arguments_as_they_were_given():
+    a, t = np.zeros(3), torch.zeros(2)
+    with spy("numpy.copyto", copy=True) as s:
+        np.copyto(a, 5.0)
+    assert a.tolist() == [5.0] * 3 and s[0].args[0].tolist() == [0.0] * 3, "a copy from before the call"
+    with spy("autograd_lab.Tensor.add_", copy=True) as s:
+        t.add_(1.0)
+    assert type(s[0].args[0]) is torch.Tensor and s[0].args[0].tolist() == [0.0, 0.0]
+    assert s[0].args[1] == 1.0, "what is neither an array nor a tensor is kept as it is"
+    with spy("numpy.copyto") as s:
+        np.copyto(a, 7.0)
+    assert s[0].args[0] is a, "without copy, the argument itself"
+
+
 def test_watch_hooks_finds_a_hook_left_registered():
     w = torch.tensor(2.0, requires_grad=True)
 
