@@ -50,9 +50,12 @@ course: install
 ORACLES     := $(VENV)/.oracles
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
+# PyTorch's CPU index (small wheels) is used when it answers within 5 s; offline, pip's own indexes.
 $(ORACLES): $(STAMP)
 	@$(BIN)/python -c "import sklearn, torch; assert torch.__version__.startswith('2.13.0')" 2>/dev/null \
-	  || $(BIN)/python -m pip install --retries 2 --extra-index-url $(TORCH_INDEX) torch==2.13.0 scikit-learn
+	  || { idx=; $(BIN)/python -c "import urllib.request as u; u.urlopen('$(TORCH_INDEX)/torch/', timeout=5)" \
+	         2>/dev/null && idx="--extra-index-url $(TORCH_INDEX)"; \
+	       $(BIN)/python -m pip install $$idx torch==2.13.0 scikit-learn; }
 	touch $@
 
 test: install $(ORACLES)
