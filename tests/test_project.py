@@ -194,6 +194,7 @@ def test_make_test_installs_the_oracles_and_make_course_does_not():
 
     test, course = plan("test"), plan("course")
     install = [line for line in test.splitlines() if "pip install" in line and "torch==2.13.0" in line]
-    assert install and "scikit-learn" in install[0] and "download.pytorch.org/whl/cpu" in install[0]
+    assert install and "scikit-learn" in install[0], test
+    assert "download.pytorch.org/whl/cpu" in test, "PyTorch's CPU index is tried first"
     assert test.rstrip().endswith("-m pytest"), "the oracles are installed before the tests run"
     assert "torch" not in course and "scikit-learn" not in course
