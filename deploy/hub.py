@@ -42,6 +42,7 @@ import signal
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -469,13 +470,19 @@ def cmd_add_student(args: argparse.Namespace) -> int:
             password = secrets.token_urlsafe(9)
         if password:
             set_password(name, password)
-        # The gradebook knows the class: export lists a student who submitted nothing.
-        run_as(settings, settings.instructor, [str(settings.venv / "bin" / "nbgrader"), "db",
-                                               "student", "add", name],
-               cwd=settings.course_dir, config_path=config_path(settings, "instructor"))
         shown = f"password {password}" if password and not args.password_stdin else (
             "password set" if password else "password unchanged")
         print(f"{name}: {'created' if created else 'exists'}, in group {group}, {shown}")
+    # The gradebook knows the class (export lists a student who submitted nothing): one nbgrader
+    # run for all of them, as the instructor, who owns the gradebook.
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", prefix="students-") as csv:
+        csv.write("id\n" + "".join(f"{name}\n" for name in args.names))
+        csv.flush()
+        os.chmod(csv.name, 0o644)
+        run_as(settings, settings.instructor,
+               [str(settings.venv / "bin" / "nbgrader"), "db", "student", "import", csv.name],
+               cwd=settings.course_dir, config_path=config_path(settings, "instructor"))
+    print(f"added {len(args.names)} student(s) to the gradebook of {settings.course_dir}")
     return 0
 
 
@@ -565,6 +572,7 @@ def cmd_stop(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    require_root()  # the pid file is in the root-only state folder
     settings = Settings(args.prefix)
     pid = hub_pid(settings)
     if pid is None:

@@ -356,6 +356,9 @@ def test_release_fetch_submit_collect_autograde_feedback(released):
     solutions = json.loads((ROOT / "solutions" / ASSIGNMENT / NOTEBOOK).read_text())
     plan = {STUDENTS[0]: None, STUDENTS[1]: 0, STUDENTS[2]: SOLVED_BY_S3}  # exercises answered
     path = f"{ASSIGNMENT}/{NOTEBOOK}"
+    # add-student put the class in the gradebook, as Formgrader's Manage Students shows.
+    known = hub.user(INSTRUCTOR, "GET", "formgrader/api/students")
+    assert sorted(s["id"] for s in known) == STUDENTS, known
     for student, count in plan.items():
         assert listed(hub, student) == {"released": ASSIGNMENT}
         hub.nbgrader_result(student, "assignments/fetch",
@@ -407,9 +410,9 @@ def test_release_fetch_submit_collect_autograde_feedback(released):
     # Feedback back through the exchange: the instructor writes and releases it, s3 fetches it.
     fb = hub.as_instructor("python", "-m", "grading", "feedback", ASSIGNMENT)
     assert fb.returncode == 0, fb.stdout + fb.stderr
-    sent = hub.user(INSTRUCTOR, "POST",
-                    f"formgrader/api/assignment/{ASSIGNMENT}/release_feedback", {})
-    assert sent["success"], sent["log"]
+    # ... from the instructor's terminal this time: nbgrader finds the course and the exchange.
+    sent = hub.as_instructor("nbgrader", "release_feedback", ASSIGNMENT)
+    assert "Feedback released" in sent.stdout + sent.stderr, sent.stdout + sent.stderr
     hub.nbgrader_result(STUDENTS[2], "assignments/fetch_feedback",
                         {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
     pages = list((Path(pwd.getpwnam(STUDENTS[2]).pw_dir) / ASSIGNMENT / "feedback").rglob("*.html"))
