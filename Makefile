@@ -3,10 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# nbgrader's Validate dialog, made readable (grading/labextension), linked into the virtualenv.
+LABEXT := $(VENV)/share/jupyter/labextensions/@autograd-lab/validate-dialog
 
 .PHONY: venv install graphviz course test lint bench torch release grade feedback
 
-venv install: $(STAMP) graphviz
+venv install: $(STAMP) graphviz $(LABEXT)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +17,10 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e ".[dev]"
 	touch $@
+
+$(LABEXT): | $(BIN)/python
+	mkdir -p $(dir $@)
+	ln -sfn "$(CURDIR)/grading/labextension" $@
 
 # The Graphviz program `dot` draws the graphs; the Python package alone cannot.
 graphviz:
@@ -31,8 +37,13 @@ graphviz:
 # LAB_ARGS passes more options (e.g. LAB_ARGS="--no-browser --port=8890").
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# Started in course/, where its terminals open too; .venv/bin first on PATH for the server, the tools
+# nbgrader runs and the terminals (whose shell grading/jupyter/ sets up); Validate and nbgrader typed
+# in a terminal read the same settings (grading/jupyter/nbgrader_config.py).
 course: install
-	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) course/
+	cd course && PATH="$(abspath $(BIN)):$$PATH" AUTOGRAD_LAB_VENV="$(abspath $(VENV))" \
+	JUPYTER_CONFIG_PATH="$(CURDIR)/grading/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	"$(abspath $(BIN))/jupyter" lab $(ROOT_FLAG) $(LAB_ARGS)
 
 test: install
 	$(BIN)/python -m pytest

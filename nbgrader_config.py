@@ -6,7 +6,7 @@ version of each to ``course/``:
 
     solutions/01_tensors/01_tensors.ipynb  ->  course/01_tensors/01_tensors.ipynb
 
-``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` are an instructor's
+``submitted/``, ``autograded/``, ``feedback/``, ``exchange/`` and ``gradebook.db`` are an instructor's
 working data, created next to this file and ignored by git.
 See docs/instructor-guide.md.
 """
@@ -21,7 +21,33 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+# nbgrader runs some tools by name (`alembic`): find this environment's, however the server or
+# command was started (`.venv/bin/jupyter lab` does not put .venv/bin on PATH). The gradebook no
+# longer needs PATH at all (grading/gradebook_schema.py), which also repairs a gradebook.db
+# left half-made by a failed first start.
+_BIN = os.path.dirname(sys.executable)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
+
+from grading import gradebook_schema  # noqa: E402
+
+gradebook_schema.install()
+
 c.CourseDirectory.course_id = "autograd-lab"
+
+# The exchange: the folder through which nbgrader's release, fetch, submit and collect pass
+# assignments (Formgrader's Release and Collect buttons, the learners' Assignment List). nbgrader's
+# default, /usr/local/share/nbgrader/exchange, must exist beforehand and takes root to create; a
+# shared machine or a JupyterHub sets one up, and then it is used. Otherwise: `exchange/` in the
+# course root (ignored by git). AUTOGRAD_LAB_EXCHANGE names another. See the instructor guide.
+_SHARED_EXCHANGE = "/usr/local/share/nbgrader/exchange"
+_EXCHANGE = os.environ.get("AUTOGRAD_LAB_EXCHANGE") or (
+    _SHARED_EXCHANGE if os.path.isdir(_SHARED_EXCHANGE) else os.path.join(_HERE, "exchange"))
+try:
+    os.makedirs(_EXCHANGE, exist_ok=True)
+except OSError:
+    pass  # read-only: nbgrader says the exchange is missing, which is then true
+c.Exchange.root = _EXCHANGE
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "course"
 # Files in solutions/<assignment>/ that are never released nor copied next to a submission.
@@ -38,12 +64,8 @@ c.CourseDirectory.ignore = [
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Per-cell time limit (seconds) for validate and autograde: an infinite loop is interrupted
-# and that cell fails; the rest of the notebook still runs.
-c.Execute.timeout = 60
-c.Execute.interrupt_on_timeout = True
-# A kernel holds nothing worth a graceful shutdown: stop it at once (saves a second a notebook).
-c.Execute.shutdown_kernel = "immediate"
+# What learners' Validate and autograde share (time limits, whole messages from Validate).
+load_subconfig("nbgrader_config.py", path=os.path.join(_HERE, "grading", "jupyter"))  # noqa: F821
 
 # Autograde runs students' code in a sandbox (grading/sandbox.py): the course tree, the
 # solutions and the gradebook are hidden from the kernel, which runs as an unprivileged user
@@ -58,3 +80,14 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+
+# Feedback (grading/feedback.py): the score in its parts (autograded, graded by hand, not graded
+# yet), and math typeset offline by MathJax embedded in the page.
+# (Classes, not names: nbconvert would not construct preprocessors given by name here.)
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from grading import feedback  # noqa: E402
+
+c.GenerateFeedback.exporter_class = feedback.FeedbackExporter
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, feedback.FeedbackScores]

@@ -4,7 +4,7 @@
     python -m grading strip [PATH ...] [--check]
     python -m grading collect INBOX [--assignment A]
     python -m grading autograde [ASSIGNMENT ...] [--student S ...] [--jobs N] [--timeout S] [--force]
-    python -m grading feedback [ASSIGNMENT ...]
+    python -m grading feedback [ASSIGNMENT ...] [--no-progress]
     python -m grading export [--out grades.csv]
 """
 
@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("feedback", help="generate_feedback: HTML in feedback/")
     f.add_argument("assignments", nargs="*")
+    f.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     e = sub.add_parser("export", help="grades as CSV")
     e.add_argument("--out", type=Path, default=Path("grades.csv"))
@@ -72,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = args.paths or [course.source, course.release]
         changed = pipeline.strip([Path(p) for p in paths], check=args.check)
         if args.check and changed:
-            print(f"{len(changed)} notebook(s) have outputs: run `python -m grading strip`")
+            print(f"{len(changed)} notebook(s) not stripped (outputs, or not the metadata JupyterLab "
+                  "keeps): run `python -m grading strip`")
             return 1
         return 0
     if args.command == "collect":
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                   "all others are graded", file=sys.stderr)
         return 1 if failed else 0
     if args.command == "feedback":
-        return 1 if pipeline.feedback(course, args.assignments or None) else 0
+        return 1 if pipeline.feedback(course, args.assignments or None,
+                                         progress=not args.no_progress) else 0
     if args.command == "export":
         pipeline.export(course, args.out if args.out.is_absolute() else course.root / args.out)
         return 0

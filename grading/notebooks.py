@@ -89,8 +89,27 @@ def is_graded(nb: NotebookNode) -> bool:
 _VOLATILE_CELL_META = ("execution", "ExecuteTime", "collapsed", "scrolled")
 
 
+# What JupyterLab writes into a notebook once its kernel (ipykernel's python3) is connected. A
+# notebook saved with other values is marked modified on opening, and Validate's save leaves a
+# diff in course/; so every notebook carries these.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def language_info(version: str | None = None) -> dict:
+    """ipykernel's ``language_info`` (what JupyterLab writes), for Python `version` (default:
+    this interpreter's)."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    info = json.loads(json.dumps(IPythonKernel.language_info))
+    if version:
+        info["version"] = version
+    return info
+
+
 def strip_notebook(nb: NotebookNode) -> NotebookNode:
-    """Remove outputs, execution counts and run-time cell metadata (in place)."""
+    """Remove outputs, execution counts and run-time cell metadata, and give the notebook the
+    kernelspec and language_info JupyterLab keeps (an existing Python version stays: stripping
+    on another Python changes nothing). In place."""
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
@@ -98,6 +117,9 @@ def strip_notebook(nb: NotebookNode) -> NotebookNode:
         for key in _VOLATILE_CELL_META:
             cell.get("metadata", {}).pop(key, None)
     nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = nbformat.from_dict(KERNELSPEC)
+    version = nb.metadata.get("language_info", {}).get("version")
+    nb.metadata["language_info"] = nbformat.from_dict(language_info(version))
     return nb
 
 

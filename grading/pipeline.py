@@ -12,6 +12,7 @@ Everything works on a course root laid out as nbgrader expects (``nbgrader_confi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import select
@@ -30,6 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import notebooks as nbt
+from . import scores
+from .scores import Scores
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[1]
 LOG_DIR = ".grading-logs"
@@ -107,6 +110,14 @@ def nbgrader_api(root: Path | str, overrides: dict | None = None):
     return NbGraderAPI(coursedir=coursedir, config=cfg)
 
 
+def _gradebook_fixes(course: Course) -> None:
+    """Every use of the gradebook in this process: locked, and without the `alembic` program."""
+    from . import gradebook_lock, gradebook_schema
+
+    gradebook_schema.install()
+    gradebook_lock.install(course.root)
+
+
 def _result_error(result: dict) -> str:
     text = (result.get("error") or "") + (result.get("log") or "")
     lines = [ln for ln in text.splitlines() if "ERROR" in ln or "Error" in ln]
@@ -117,9 +128,7 @@ def _result_error(result: dict) -> str:
 
 def release(course: Course, assignments: Iterable[str] | None = None, log: Log = _print) -> int:
     """generate_assignment for each assignment: solutions/<a>/ -> course/<a>/. Returns #errors."""
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     api = nbgrader_api(course.root)
     errors = 0
     for a in assignments or course.assignments():
@@ -189,7 +198,7 @@ def strip(paths: Iterable[Path], check: bool = False, log: Log = _print) -> list
     for nb in notebooks_under(paths):
         if nbt.strip_file(nb, check=check):
             changed.append(nb)
-            log(f"{'has outputs' if check else 'stripped'}: {nb}")
+            log(f"{'not stripped' if check else 'stripped'}: {nb}")
     return changed
 
 
@@ -290,7 +299,26 @@ class Submission:
     score: float | None = None
     max_score: float | None = None
     seconds: float = 0.0
+    scores: dict | None = None  # Scores.as_dict(): autograded, by hand, pending
+    files: dict[str, str] = field(default_factory=dict)  # name -> SHA-256, when it was graded
+    regraded: bool = False
     log: str = ""
+
+
+def submission_files(course: Course, assignment: str, student: str) -> dict[str, str]:
+    """{file name: SHA-256 of its content} of a collected submission (its notebooks and
+    timestamp.txt): what a resubmission changes."""
+    folder = course.submitted / student / assignment
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and ".ipynb_checkpoints" not in p.parts}
+
+
+def changed_files(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """Names of the files added, removed or changed between two submission_files()."""
+    return [name + ("" if name in before and name in after else
+                    " (new)" if name in after else " (removed)")
+            for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
 
 
 def locked_cells_changed(release_nb, submitted_nb) -> list[str]:
@@ -411,9 +439,7 @@ def zero_notebooks(course: Course, assignment: str, student: str, notebooks: Ite
     """Record zero (with `reason` as the comment) for these notebooks of a submission."""
     from nbgrader.api import Gradebook
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     with Gradebook(course.db_url) as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush notes from nbgrader's own code
         gb.update_or_create_student(student)
@@ -471,22 +497,13 @@ def _grade_one(course: Course, sub: Submission, worker: Worker,
     return sub
 
 
-def submission_scores(course: Course, assignment: str) -> dict[str, tuple[float, float]]:
-    """{student: (score, max_score)} from the gradebook."""
-    from nbgrader.api import Gradebook, MissingEntry
+def submission_scores(course: Course, assignment: str) -> dict[str, Scores]:
+    """{student: Scores (autograded, by hand, pending)} from the gradebook."""
+    from nbgrader.api import Gradebook
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
-    out = {}
+    _gradebook_fixes(course)
     with Gradebook(course.db_url) as gb:
-        try:
-            a = gb.find_assignment(assignment)
-        except MissingEntry:
-            return {}
-        for s in a.submissions:
-            out[s.student.id] = (float(s.score), float(s.max_score))
-    return out
+        return scores.assignment_scores(gb, assignment)
 
 
 def autograde(course: Course, assignments: Iterable[str] | None = None,
@@ -496,9 +513,7 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
     """Autograde every collected submission, `jobs` students at a time."""
     from tqdm import tqdm
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     jobs = jobs or os.cpu_count() or 1
     overrides: dict = {}
     if timeout:
@@ -513,16 +528,23 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
         if not course.released_notebooks(a):
             log(f"ERROR {a}: not released (run `python -m grading release {a}`)")
             continue
+        recorded = _read_report(course, a)  # what the last runs said, with the files they graded
         for s in course.students(a):
             if wanted and s not in wanted:
                 continue
-            sub = Submission(a, s)
+            sub = Submission(a, s, files=submission_files(course, a, s))
             if (course.autograded / s / a).exists() and not force:
-                sub.status = "skipped"
-                sub.notes.append("already autograded (use --force to grade again)")
-                done.append(sub)
-            else:
-                todo.append(sub)
+                before = recorded.get(s, {}).get("files")
+                if before == sub.files:
+                    sub.status = "skipped"
+                    sub.notes.append("unchanged since it was graded (use --force to grade again)")
+                    done.append(sub)
+                    continue
+                sub.regraded = True
+                sub.notes.append("regraded: " + (
+                    "graded before its files were recorded" if before is None else
+                    "the resubmission changed " + ", ".join(changed_files(before, sub.files))))
+            todo.append(sub)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress,
                file=sys.stderr)
     workers: list[Worker] = []
@@ -551,14 +573,21 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
     for w in workers:
         w.close()
     for a in sorted({s.assignment for s in done}):
-        scores = submission_scores(course, a)
+        got = submission_scores(course, a)
         mine = sorted((s for s in done if s.assignment == a), key=lambda s: s.student)
         for sub in mine:
-            if sub.student in scores:
-                sub.score, sub.max_score = scores[sub.student]
+            if sub.student in got:
+                sub.scores = got[sub.student].as_dict()
+                sub.score, sub.max_score = got[sub.student].total, got[sub.student].total_max
         _write_report(course, a, mine)
         log(_format_report(a, mine))
     return done
+
+
+def _read_report(course: Course, assignment: str) -> dict[str, dict]:
+    """What the runs so far recorded about each submission: {student: Submission as a dict}."""
+    path = course.log_dir(assignment) / "report.json"
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _write_report(course: Course, assignment: str, subs: list[Submission]) -> None:
@@ -568,7 +597,7 @@ def _write_report(course: Course, assignment: str, subs: list[Submission]) -> No
         if sub.log:
             (d / f"{sub.student}.log").write_text(sub.log)
     path = d / "report.json"
-    report = json.loads(path.read_text()) if path.exists() else {}
+    report = _read_report(course, assignment)
     for s in subs:  # a submission skipped this time keeps what the last run said about it
         if s.status != "skipped" or s.student not in report:
             report[s.student] = {k: v for k, v in asdict(s).items() if k != "log"}
@@ -576,48 +605,86 @@ def _write_report(course: Course, assignment: str, subs: list[Submission]) -> No
 
 
 def _format_report(assignment: str, subs: list[Submission]) -> str:
+    """The table: per student the autograded points, those graded by hand (and how many wait to
+    be), the total so far, and what happened."""
     lines = [f"autograde {assignment}: {len(subs)} submission(s)"]
     width = max([len(s.student) for s in subs] + [7])
+    rows = []
     for s in subs:
-        score = "-" if s.score is None else f"{s.score:g} / {s.max_score:g}"
-        notes = "; ".join(s.notes) or ("ok" if s.status == "ok" else s.status)
-        lines.append(f"  {s.student:<{width}}  {score:>12}  {notes}")
+        sc = Scores.from_dict(s.scores) if s.scores else None
+        rows.append((s.student,
+                     f"{sc.auto:g} / {sc.auto_max:g}" if sc else "-",
+                     sc.hand_text() if sc else "-",
+                     f"{sc.total:g} / {sc.total_max:g}" if sc else "-",
+                     "; ".join(s.notes) or ("ok" if s.status == "ok" else s.status)))
+    hand_w = max([len(r[2]) for r in rows] + [7])
+    lines.append(f"  {'student':<{width}}  {'autograded':>10}  {'by hand':<{hand_w}}  "
+                 f"{'total':>9}  notes")
+    for student, auto, hand, total, notes in rows:
+        lines.append(f"  {student:<{width}}  {auto:>10}  {hand:<{hand_w}}  {total:>9}  {notes}")
+    pending = [s for s in subs if s.scores and s.scores["pending"]]
+    if pending:
+        points = sum(s.scores["pending"] for s in pending)
+        lines.append(f"  {len(pending)} submission(s) have {points:g} point(s) of answers to grade "
+                     "by hand (Formgrader, Manual Grading); the totals do not count them yet")
+    regraded = [s.student for s in subs if s.regraded]
+    unchanged = [s.student for s in subs if s.status == "skipped"]
+    if regraded:
+        lines.append(f"  regraded, changed since graded: {', '.join(regraded)}")
+    if unchanged:
+        lines.append(f"  not regraded, unchanged: {', '.join(unchanged)}")
     return "\n".join(lines)
 
 
 # --- feedback and export --------------------------------------------------------------------
 
-def feedback(course: Course, assignments: Iterable[str] | None = None,
-             log: Log = _print) -> int:
-    """generate_feedback for every autograded submission. Returns #errors."""
-    from . import gradebook_lock
+def ungraded_answers(course: Course, assignment: str) -> dict[str, Scores]:
+    """{student: Scores} of the submissions that have answers still to be graded by hand."""
+    return {s: sc for s, sc in submission_scores(course, assignment).items() if sc.pending}
 
-    gradebook_lock.install(course.root)
+
+def feedback(course: Course, assignments: Iterable[str] | None = None, progress: bool = True,
+             log: Log = _print) -> int:
+    """generate_feedback for every autograded submission, one at a time with a progress bar.
+    Warns first about answers not graded by hand yet (their feedback says so). Returns #errors."""
+    from tqdm import tqdm
+
+    _gradebook_fixes(course)
     api = nbgrader_api(course.root)
     errors = 0
     for a in assignments or course.assignments():
-        if not any(course.autograded.glob(f"*/{a}")):
+        students = sorted(p.parent.name for p in course.autograded.glob(f"*/{a}")
+                          if p.is_dir() and not p.parent.name.startswith("."))
+        if not students:
             continue
-        result = api.generate_feedback(a, force=True)
+        waiting = ungraded_answers(course, a)
+        if waiting:
+            answers = sum(len(sc.pending_cells) for sc in waiting.values())
+            log(f"WARNING {a}: {answers} written answer(s) of {len(waiting)} student(s) are not "
+                f"graded yet ({', '.join(sorted(waiting))}): their feedback shows them as not "
+                "graded. Grade them in Formgrader (Manual Grading), then run feedback again.")
+        failed = []
+        for student in tqdm(students, desc=f"feedback {a}", unit="student", disable=not progress,
+                            file=sys.stderr):
+            result = api.generate_feedback(a, student, force=True)
+            if not result["success"]:
+                failed.append(student)
+                log(f"ERROR feedback {a} {student}:\n{_result_error(result)}")
+        errors += len(failed)
         n = len(list(course.feedback.glob(f"*/{a}/*.html")))
-        if result["success"]:
-            log(f"feedback {a}: {n} file(s) in {course.feedback}")
-        else:
-            errors += 1
-            log(f"ERROR feedback {a}:\n{_result_error(result)}")
+        log(f"feedback {a}: {n} file(s) in {course.feedback}"
+            + (f"; {len(failed)} failed: {', '.join(failed)}" if failed else ""))
     return errors
 
 
 def export(course: Course, out: Path, log: Log = _print) -> Path:
-    """Write grades as CSV (nbgrader's columns: one row per student and assignment)."""
+    """Write grades as CSV: nbgrader's columns (one row per student and assignment), then the
+    autograded points, those graded by hand and those still to be graded by hand."""
     from nbgrader.api import Gradebook
-    from nbgrader.plugins import CsvExportPlugin
 
-    from . import gradebook_lock
-
-    gradebook_lock.install(course.root)
+    _gradebook_fixes(course)
     out = Path(out).resolve()
     with Gradebook(course.db_url) as gb:
-        CsvExportPlugin(to=str(out)).export(gb)
+        scores.export_csv(gb, out)
     log(f"grades written to {out}")
     return out

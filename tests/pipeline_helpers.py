@@ -62,7 +62,8 @@ def notebook(cells) -> nbformat.NotebookNode:
 def scratch_notebook() -> nbformat.NotebookNode:
     """A tiny graded notebook (2 exercises, 1 + 2 points; a 1-point written answer)."""
     return notebook([
-        md("# Scratch"),
+        md("# Scratch\n\nThe derivative of $x^2$ is $2x$:\n\n"
+           "$$\\frac{\\partial}{\\partial x} x^2 = 2x$$"),
         solution("double", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n"
                            "    ### END SOLUTION"),
         tests("test_double", 1, "assert double(2) == 4, 'double(2) should be 4'\n"

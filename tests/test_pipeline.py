@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -125,11 +126,23 @@ def _build(root: Path) -> dict:
             cell.source = "pass  # the test was in the way"
     (inbox / "tamper").mkdir()
     nbformat.write(tamper, inbox / "tamper" / f"{SCRATCH}.ipynb")
+    # A submission that will be resubmitted, changed (square fixed).
+    nbformat.write(nbtools.answer(rel, {**good, "square": "def square(x):\n    return x + x"}),
+                   _mkdir(inbox / "resubmitter") / f"{SCRATCH}.ipynb")
     (inbox / "broken").mkdir()
     (inbox / "broken" / f"{SCRATCH}.ipynb").write_text('{"cells": [{"cell_type": "code",')
     r = cli("collect2", "collect", str(inbox), "--assignment", SCRATCH)
     assert r.returncode == 0, r.stdout + r.stderr
     cli("hardening", "autograde", SCRATCH, "--jobs", "2", "--timeout", str(CELL_TIMEOUT))
+
+    # Resubmissions: one changed (graded again), one the same file (not graded again).
+    inbox = root / "inbox-resubmitted"
+    nbformat.write(nbtools.answer(rel, good), _mkdir(inbox / "resubmitter") / f"{SCRATCH}.ipynb")
+    shutil.copy2(root / "inbox2" / "good" / f"{SCRATCH}.ipynb", _mkdir(inbox / "good"))
+    cli("collect-resubmitted", "collect", str(inbox), "--assignment", SCRATCH)
+    out["good_graded_mtime"] = (root / "autograded" / "good" / SCRATCH /
+                                f"{SCRATCH}.ipynb").stat().st_mtime_ns
+    cli("resubmitted", "autograde", SCRATCH, "--jobs", "2", "--timeout", str(CELL_TIMEOUT))
 
     # Control: the same snooping code with the sandbox off does read the secrets.
     ctl = root / "inbox3" / "snoop-unsandboxed"
@@ -145,6 +158,11 @@ def _build(root: Path) -> dict:
     return out
 
 
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 HAND_COMMENT = "Right: the chain rule multiplies local derivatives."
 
 
@@ -157,6 +175,7 @@ def _hand_grade(root: Path, assignment: str, student: str, grade_id: str, score:
         grade = gb.find_grade(grade_id, assignment, assignment, student)
         assert grade.needs_manual_grade, "a written answer waits for the instructor"
         grade.manual_score = score
+        grade.needs_manual_grade = False  # as formgrader's grade API does on saving a score
         gb.find_comment(grade_id, assignment, assignment, student).manual_comment = comment
         gb.db.commit()
 
@@ -408,6 +427,26 @@ def test_edited_locked_test_cell_is_detected_and_ignored(root):
     assert scores["test_double"] == (1, 1)
 
 
+def _table_line(stdout: str, student: str) -> str:
+    return next((ln for ln in stdout.splitlines() if ln.split()[:1] == [student]), "")
+
+
+def test_changed_resubmission_is_regraded_and_unchanged_one_is_not(run, root):
+    first = run["runs"]["hardening"]["stdout"]
+    assert re.search(r"1 / 4", _table_line(first, "resubmitter")), first
+    out = run["runs"]["resubmitted"]["stdout"]
+    line = _table_line(out, "resubmitter")
+    assert f"regraded: the resubmission changed {SCRATCH}.ipynb" in line, out
+    assert _auto(root, SCRATCH, "resubmitter") == {"test_double": (1, 1), "test_square": (2, 2)}
+    assert "unchanged since it was graded" in _table_line(out, "good"), out
+    assert "regraded, changed since graded: resubmitter" in out
+    assert re.search(r"not regraded, unchanged: .*\bgood\b", out), out
+    report = _report(root, SCRATCH)
+    assert report["resubmitter"]["regraded"] and not report["good"]["regraded"]
+    graded = root / "autograded" / "good" / SCRATCH / f"{SCRATCH}.ipynb"
+    assert graded.stat().st_mtime_ns == run["good_graded_mtime"], "good was graded again"
+
+
 def _snoop_lines(root: Path, student: str) -> list[str]:
     nb = nbformat.read(root / "autograded" / student / SCRATCH / f"{SCRATCH}.ipynb", 4)
     cell = next(c for c in nb.cells if nbtools.grade_id(c) == "double")
@@ -441,6 +480,67 @@ def test_hand_grading_feedback_and_csv_export(root):
     assert float(by[(SCRATCH, "broken")]["score"]) == 0.0
     for a, _ in GRADED:
         assert (a, "solution") in by
+
+
+def test_pending_hand_grading_is_shown_apart_in_table_feedback_and_csv(run, root):
+    table = run["runs"]["hardening"]["stdout"]
+    assert re.search(r"autograded\s+by hand\s+total", table), table
+    assert re.search(r"2 / 3\s+0 / 1 \(1 pending\)\s+2 / 4", _table_line(table, "loop")), table
+    assert "point(s) of answers to grade by hand" in table
+    fb = run["runs"]["feedback"]
+    assert re.search(rf"WARNING {SCRATCH}: \d+ written answer\(s\) of \d+ student\(s\) are not "
+                     "graded yet", fb["stdout"]), fb["stdout"]
+    assert re.search(rf"feedback {SCRATCH}: 100%", fb["stderr"]), "a progress bar on stderr"
+    waiting = (root / "feedback" / "loop" / SCRATCH / f"{SCRATCH}.html").read_text()
+    assert "autograd-lab-pending" in waiting and "Not graded yet" in waiting
+    assert re.search(r'class="pending">1 point\(s\)', waiting)
+    assert re.search(r'class="autograded">2 / 3<', waiting)
+    graded = (root / "feedback" / "good" / SCRATCH / f"{SCRATCH}.html").read_text()
+    assert "autograd-lab-pending" not in graded and re.search(r'class="hand">1 / 1<', graded)
+    rows = {r["student_id"]: r for r in csv.DictReader((root / "grades.csv").open())
+            if r["assignment"] == SCRATCH}
+    parts = ("auto_score", "auto_max_score", "hand_score", "hand_max_score",
+             "pending_hand_points", "pending_hand_answers")
+    assert [float(rows["good"][k]) for k in parts] == [3, 3, 1, 1, 0, 0]
+    assert [float(rows["loop"][k]) for k in parts] == [2, 3, 0, 1, 1, 1]
+    assert float(rows["loop"]["score"]) == 2.0
+
+
+@pytest.mark.browser
+def test_feedback_math_renders_offline_in_chromium(root):
+    """MathJax is in the page: with every request but the file itself refused, no TeX is left."""
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("Chromium is not installed at /usr/bin/chromium")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    html = root / "feedback" / "good" / SCRATCH / f"{SCRATCH}.html"
+    assert "cdnjs" not in html.read_text() and "mathjax@" not in html.read_text()
+    refused: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith("file:"):
+            r.continue_()
+        else:
+            refused.append(r.request.url)
+            r.abort()
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.route("**/*", route)
+            page.goto(html.as_uri())
+            page.wait_for_function("() => window.MathJax && MathJax.startup && "
+                                   "MathJax.startup.promise", timeout=30_000)
+            page.evaluate("() => MathJax.startup.promise")
+            text = page.locator("#notebook").inner_text()
+            typeset = page.locator("mjx-container").count()
+        finally:
+            browser.close()
+    assert not refused, f"the page asked the network for {refused}"
+    assert typeset >= 3, "the three formulas of the notebook are typeset"
+    raw = [t for t in ("$$", "$x^2$", "\\frac", "\\partial") if t in text]
+    assert not raw, f"raw TeX left on the page: {raw}"
 
 
 # --- small parts, no kernel -----------------------------------------------------------------

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # PyPI name -> conda-forge name, where they differ.
 CONDA_NAME = {"graphviz": "python-graphviz"}
 # Dependencies that conda-forge does not have and environment.yml leaves to pip.
-PIP_ONLY: set[str] = set()
+PIP_ONLY: set[str] = {"django-static-mathjax"}
 
 
 def normalise(name: str) -> str:

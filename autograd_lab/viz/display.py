@@ -52,12 +52,64 @@ def missing_dot_bundle(source: str) -> dict[str, str]:
     }
 
 
+# How a drawing fits a notebook column: at most this high (a 1280x720 laptop shows about 600 px of
+# notebook), but never below MIN_SCALE of Graphviz's size, where its 9-11 pt labels stay readable
+# (9-11 px). A larger drawing scrolls inside its box; "open full size" shows it whole in a new tab.
+MAX_HEIGHT_PX = 500
+MIN_SCALE = 0.75
+_PX_PER_PT = 96 / 72
+
+# Opens the drawing at Graphviz's own size in a new tab (where the browser zooms and scrolls). In an
+# inline handler a bare `URL` is document.URL: hence window.URL.
+_OPEN_FULL_SIZE = (
+    "var g=this.closest('.autograd-lab-graph'),s=g.querySelector('svg').cloneNode(true);"
+    "s.setAttribute('width',g.dataset.width);s.setAttribute('height',g.dataset.height);"
+    "s.removeAttribute('style');window.open(window.URL.createObjectURL(new Blob([s.outerHTML],"
+    "{type:'image/svg+xml'})),'_blank');"
+)
+
+
+def _size_px(svg: str) -> tuple[float, float] | None:
+    tag = re.search(r"<svg\b[^>]*>", svg)
+    if not tag:
+        return None
+    w = re.search(r'\swidth="([\d.]+)(pt|px)?"', tag[0])
+    h = re.search(r'\sheight="([\d.]+)(pt|px)?"', tag[0])
+    if not (w and h):
+        return None
+    return tuple(float(m[1]) * (_PX_PER_PT if m[2] in (None, "pt") else 1.0) for m in (w, h))
+
+
 def svg_html(svg: str) -> str:
-    """The SVG inline in HTML (JupyterLab shows ``image/svg+xml`` as an <img>; inline SVG keeps the
-    tooltips and lets pages find the drawing)."""
+    """The SVG inline in HTML, sized to fit a notebook column (JupyterLab shows ``image/svg+xml`` as an
+    <img>; inline SVG keeps the tooltips and lets pages find the drawing).
+
+    The drawing is scaled to at most :data:`MAX_HEIGHT_PX` high and the column's width, never below
+    :data:`MIN_SCALE`; what does not fit scrolls in its box, and a link opens it at full size."""
     svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", svg.lstrip())
     svg = re.sub(r"<!--.*?-->\s*", "", svg, count=2, flags=re.S)
-    return f'<div class="autograd-lab-graph" style="max-width:100%;overflow:auto">{svg}</div>'
+    size = _size_px(svg)
+    if size is None:
+        return f'<div class="autograd-lab-graph" style="max-width:100%;overflow:auto">{svg}</div>'
+    width, height = size
+    scale = max(MIN_SCALE, min(1.0, MAX_HEIGHT_PX / height))
+    style = (f"display:block;width:{width * scale:.0f}px;min-width:{width * MIN_SCALE:.0f}px;"
+             "max-width:100%;height:auto")
+    tag = re.search(r"<svg\b[^>]*>", svg)[0]
+    sized = re.sub(r'\s(width|height)="[^"]*"', "", tag, count=2).replace("<svg", f'<svg style="{style}"', 1)
+    svg = svg.replace(tag, sized, 1)
+    scrolls = height * scale > MAX_HEIGHT_PX
+    note = f"drawn at {scale:.0%}" + ("; scroll to see it all" if scrolls else "")
+    return (
+        f'<div class="autograd-lab-graph" data-width="{width:.0f}px" data-height="{height:.0f}px">'
+        f'<div class="autograd-lab-graph-view" style="max-height:{MAX_HEIGHT_PX}px;max-width:100%;'
+        f'overflow:auto">{svg}</div>'
+        '<div style="font-size:12px;color:#868e96;margin-top:2px">'
+        f'{note} &middot; <button type="button" class="autograd-lab-graph-full" '
+        'style="border:none;background:none;padding:0;color:#1971c2;cursor:pointer;font:inherit" '
+        f'title="Open the drawing at full size in a new tab" onclick="{_OPEN_FULL_SIZE}">'
+        "open full size</button></div></div>"
+    )
 
 
 def _filter(bundle: dict[str, Any], include: Any, exclude: Any) -> dict[str, Any]:

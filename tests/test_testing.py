@@ -1,0 +1,260 @@
+"""autograd_lab.testing: each check fails on what it guards against, and passes the right thing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import autograd_lab as torch
+from autograd_lab import nn
+from autograd_lab.testing import (
+    ForbiddenCall,
+    call,
+    describe,
+    expect_close,
+    expect_equal,
+    expect_not_alias,
+    expect_raises,
+    expect_type,
+    forbid,
+    graph_freed,
+    spy,
+    watch_hooks,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import exercise_helpers as eh  # noqa: E402
+
+
+class EqualsAnything(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+# --- values ---------------------------------------------------------------------------------
+
+def test_expect_equal_wants_the_same_types_all_the_way_down():
+    expect_equal((4, 3), (4, 3), what="s")
+    with pytest.raises(AssertionError, match=r"s: expected \(4, 3\), got \[4, 3\] \(a list where a tuple"):
+        expect_equal([4, 3], (4, 3), what="s")
+    with pytest.raises(AssertionError, match=r"numpy.int64 at \[1\] where a int is expected"):
+        expect_equal((4, np.int64(3)), (4, 3), what="s")
+    with pytest.raises(AssertionError, match="EqualsAnything where a tuple"):
+        expect_equal(EqualsAnything((1,)), (4, 3), what="s")
+    with pytest.raises(AssertionError, match=r"expected \{'a': 1\}"):
+        expect_equal({"a": True}, {"a": 1}, what="d")
+    with pytest.raises(AssertionError, match="'b' missing"):
+        expect_equal({"a"}, {"a", "b"}, what="keys")
+
+
+def test_expect_equal_names_a_known_mistake_and_can_keep_the_answer_hidden():
+    with pytest.raises(AssertionError, match="Hint: that is max") as e:
+        expect_equal((1,), (0,), what="b", hint="generic", mistakes={"that is max": (1,)})
+    with pytest.raises(AssertionError) as e:
+        expect_equal((3,), (1, 3, 1, 1), what="p", reveal=False)
+    assert "(1, 3, 1, 1)" not in str(e.value) and "4 items" not in str(e.value)
+    assert "expected another value, got (3,)" in str(e.value)
+
+
+def test_expect_close_kinds_shapes_dtypes_and_tolerance():
+    expect_close(np.array([1.0, 2.0]) + 1e-9, np.array([1.0, 2.0]), what="a")
+    expect_close(np.float64(66.0), np.array(66.0), what="0-d")
+    expect_close(torch.tensor([1.0, float("nan")]), torch.tensor([1.0, float("nan")]), what="t")
+    expect_close(3, 3.0, what="n")
+    with pytest.raises(AssertionError, match=r"expected a NumPy array \(numpy.ndarray\), got tensor"):
+        expect_close(torch.tensor([1.0]), np.array([1.0]), what="a")
+    with pytest.raises(AssertionError, match="expected an autograd_lab Tensor"):
+        expect_close(np.array([1.0]), torch.tensor([1.0]), what="t")
+    with pytest.raises(AssertionError, match=r"expected shape \(1, 3\), got shape \(3,\)"):
+        expect_close(np.zeros(3), np.zeros((1, 3)), what="a")
+    with pytest.raises(AssertionError, match="expected dtype float32, got dtype float64"):
+        expect_close(np.zeros(3), np.zeros(3, np.float32), what="a", dtype=np.float32)
+    with pytest.raises(AssertionError, match=r"first difference at index \(1,\): 2.1 instead of 2"):
+        expect_close(np.array([1.0, 2.1]), np.array([1.0, 2.0]), what="a")
+    with pytest.raises(AssertionError, match="expected a number"):
+        expect_close(True, 1.0, what="n")
+
+
+def test_expect_close_names_a_mistake_by_value_or_by_shape():
+    with pytest.raises(AssertionError, match="Hint: the mean"):
+        expect_close(np.array([4.5]), np.array([18.0]), what="s", hint="sum",
+                     mistakes={"the mean": np.array([4.5])})
+    with pytest.raises(AssertionError, match="Hint: keepdim"):
+        expect_close(np.zeros(3), np.zeros((1, 3, 1, 1)), what="s", mistakes={"keepdim": np.zeros(3)})
+
+
+def test_expect_type_is_exact():
+    expect_type((), tuple, what="x")
+    with pytest.raises(AssertionError, match="expected a tuple, got"):
+        expect_type(EqualsAnything(), tuple, what="x")
+
+
+def test_call_and_expect_raises_say_which_call_did_what():
+    def f(a, b):
+        raise KeyError("boom")
+
+    message = r"f\(\(4, 3\), <ndarray of shape \(2,\)>\) raised KeyError: 'boom'. Hint: h"
+    with pytest.raises(AssertionError, match=message):
+        call(f, (4, 3), np.zeros(2), hint="h")
+    assert describe(f, 1, b=2) == "f(1, b=2)"
+    assert isinstance(expect_raises(KeyError, f, 1, 2), KeyError)
+    with pytest.raises(AssertionError, match="expected ValueError, got KeyError: 'boom'"):
+        expect_raises(ValueError, f, 1, 2)
+    with pytest.raises(AssertionError, match="expected ValueError to be raised, got the return value 3"):
+        expect_raises(ValueError, lambda: 3)
+    with pytest.raises(AssertionError, match=r"a message containing '\(4,\)'"):
+        expect_raises(ValueError, _raise_value_error, match=("(4,)",))
+
+
+def _raise_value_error():
+    raise ValueError("shapes do not broadcast")
+
+
+# --- forbid ---------------------------------------------------------------------------------
+
+from numpy import broadcast_shapes  # noqa: E402  (the alias a learner's cell would make)
+
+
+def by_alias(a, b):
+    return broadcast_shapes(a, b)
+
+
+def test_forbid_blocks_every_way_to_the_name_and_restores_it():
+    original = np.broadcast_shapes
+    off = forbid("numpy.broadcast_shapes", why="this exercise builds it")
+    with pytest.raises(ForbiddenCall, match="numpy.broadcast_shapes is switched off while "
+                                            "these tests run: this exercise builds it."), off:
+        np.broadcast_shapes((1,), (2,))
+    with pytest.raises(ForbiddenCall), off:
+        by_alias((1,), (2,))
+    with pytest.raises(ForbiddenCall), off:
+        sys.modules["numpy.lib._stride_tricks_impl"].broadcast_shapes((1,), (2,))  # where it is defined
+    assert np.broadcast_shapes is original and broadcast_shapes is original
+    assert np.broadcast_shapes((1,), (2,)) == (2,)
+
+
+def test_forbid_restores_after_an_error_and_as_a_decorator():
+    def learner(a):
+        return torch.tensor(a).sum_to_size(1)
+
+    guarded = forbid("autograd_lab.Tensor.sum_to_size", why="w")(learner)
+    with pytest.raises(ForbiddenCall, match="autograd_lab.Tensor.sum_to_size is switched off"):
+        guarded([1.0, 2.0])
+    assert learner([1.0, 2.0]).tolist() == [3.0], "put back after the error"
+    assert "sum_to_size" in vars(torch.Tensor)
+
+
+def test_forbid_an_inherited_method_and_a_property():
+    bn = nn.BatchNorm2d(2, affine=False)
+    with pytest.raises(ForbiddenCall), forbid("autograd_lab.nn.BatchNorm2d.forward", why="w"):
+        bn(torch.zeros(2, 2, 1, 1))
+    assert "forward" not in vars(nn.BatchNorm2d), "the inherited method is not left shadowed"
+    bn(torch.zeros(2, 2, 1, 1))
+    t = torch.zeros(2)
+    with pytest.raises(ForbiddenCall), forbid("autograd_lab.Tensor.data", why="w"):
+        t.data  # noqa: B018
+    assert t.data.shape == (2,)
+
+
+def test_a_caught_forbidden_call_still_fails():
+    def sneaky():
+        try:
+            return np.broadcast_shapes((1,), (2,))
+        except AssertionError:
+            return (2,)
+
+    with pytest.raises(ForbiddenCall, match="was called while these tests ran"):
+        with forbid("numpy.broadcast_shapes", why="w"):
+            sneaky()
+
+
+def test_allow_from_lets_the_library_call_it():
+    x = torch.tensor([1.0, 2.0])
+    direct = forbid("autograd_lab.Tensor.numpy", why="w", allow_from=("autograd_lab",))
+    with direct:
+        assert float(x.sum()) == 3.0 and x.tolist() == [1.0, 2.0]
+    with pytest.raises(ForbiddenCall), direct:
+        x.numpy()
+
+
+def test_forbid_refuses_a_name_that_does_not_exist():
+    with pytest.raises(LookupError, match="numpy has no attribute 'broadcast_shapez'"):
+        with forbid("numpy.broadcast_shapez", why="w"):
+            pass
+
+
+# --- how a result was made ------------------------------------------------------------------
+
+def test_spy_counts_calls_and_shapes():
+    with spy("autograd_lab.Tensor.sum") as s:
+        torch.zeros(2, 3).sum()
+        torch.ones(4).sum(0)
+    assert s.count == 2 and s[0].shapes == ((2, 3),) and s[1].args[1] == 0
+    with spy("autograd_lab.Tensor.sum", keep=False) as s:
+        torch.zeros(2).sum()
+    assert s[0].args == () and s[0].result is None and s[0].shapes == ((2,),)
+    assert torch.zeros(2).sum().item() == 0.0, "the spy is gone"
+
+
+def test_watch_hooks_finds_a_hook_left_registered():
+    w = torch.tensor(2.0, requires_grad=True)
+
+    def leaves_it():
+        w.register_hook(lambda g: None)
+
+    def removes_it():
+        w.register_hook(lambda g: None).remove()
+
+    with watch_hooks() as hooks:
+        leaves_it()
+    with pytest.raises(AssertionError, match="1 of the 1 hooks it registered still running"):
+        hooks.expect_removed(lambda: (w * 3).backward(), what="leaves_it()")
+    w2 = torch.tensor(2.0, requires_grad=True)
+    with watch_hooks() as hooks:
+        w2.register_hook(lambda g: None).remove()
+        removes_it()
+    hooks.expect_removed(lambda: (w2 * 3).backward(), what="removes_it()")
+    assert hooks.count == 2
+
+
+def test_graph_freed_finds_a_graph_kept_alive():
+    w = torch.tensor(2.0, requires_grad=True)
+    kept = []
+    with pytest.raises(AssertionError, match="nodes of its graphs still alive"):
+        with graph_freed(what="summing loss tensors"):
+            for _ in range(3):
+                kept.append(w * w + 1)
+    kept.clear()
+    with graph_freed(what="summing floats"):
+        total = sum((w * w + 1).item() for _ in range(3))
+    assert total == 15.0
+
+
+def test_expect_not_alias():
+    a = np.zeros(3)
+    expect_not_alias(a.copy(), a, what="c")
+    with pytest.raises(AssertionError, match="got the same object"):
+        expect_not_alias(a, a, what="c")
+    with pytest.raises(AssertionError, match="a view of the same memory"):
+        expect_not_alias(a[1:], a, what="c")
+    t = torch.zeros(3)
+    with pytest.raises(AssertionError, match="a view"):
+        expect_not_alias(t.detach(), t, what="c")
+    expect_not_alias(t.clone(), t, what="c")
+
+
+def test_expect_written_out_reads_the_cell_that_set_the_name(tmp_path):
+    check = ("from autograd_lab.testing import expect_written_out\n"
+             "expect_written_out('predicted', what='p', hint='predict')")
+    cells = ["x = (1, 2)", "predicted = {'a': (1, 2)}\npredicted['b'] = (3,)\nprint(predicted)", check,
+             "predicted = {'a': tuple(x)}", check, "predicted = {}\npredicted.update(a=x)", check]
+    out = eh.run_cells(cells, {}, cwd=tmp_path)[""]["outputs"]
+    errors = [[o["evalue"] for o in cell if o["output_type"] == "error"] for cell in out]
+    assert errors[2] == []
+    assert "a computed value: predicted = {'a': tuple(x)}" in errors[4][0]
+    assert "a computed value: predicted.update(a=x)" in errors[6][0]
