@@ -152,11 +152,20 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return proc
 
 
+def course_env(settings: Settings) -> dict[str, str]:
+    """What the course's tools need to know on the hub, for every user and for root: the shared
+    venv first on PATH (and in the terminals: grading/jupyter/), the hub's exchange (read by the
+    course's nbgrader_config.py), the hub's lab extensions."""
+    return {"PATH": f"{settings.venv / 'bin'}:{SYSTEM_PATH}", "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "AUTOGRAD_LAB_VENV": str(settings.venv), "AUTOGRAD_LAB_EXCHANGE": str(settings.exchange),
+            "JUPYTER_PATH": str(settings.prefix / "share" / "jupyter")}
+
+
 def user_env(settings: Settings, name: str, config_path: str) -> dict[str, str]:
     """The environment of a command run as `name`, like its hub server's."""
     home = pwd.getpwnam(name).pw_dir
-    return {"HOME": home, "USER": name, "LOGNAME": name, "LANG": os.environ.get("LANG", "C.UTF-8"),
-            "PATH": f"{settings.venv / 'bin'}:{SYSTEM_PATH}", "JUPYTER_CONFIG_PATH": config_path}
+    return {**course_env(settings), "HOME": home, "USER": name, "LOGNAME": name,
+            "JUPYTER_CONFIG_PATH": config_path}
 
 
 def run_as(settings: Settings, name: str, cmd: list[str], cwd: Path, config_path: str,
@@ -177,8 +186,10 @@ def chown_tree(path: Path, name: str) -> None:
 
 
 def config_path(settings: Settings, role: str) -> str:
-    """JUPYTER_CONFIG_PATH of a server: its role's settings, then everyone's."""
-    return f"{settings.etc / f'jupyter-{role}'}:{settings.etc / 'jupyter'}"
+    """JUPYTER_CONFIG_PATH of a server: its role's settings, everyone's, the course's
+    (grading/jupyter/: terminals, Validate), as jupyterhub_config.py gives them."""
+    course = settings.prefix / "share" / "course" / "grading" / "jupyter"
+    return f"{settings.etc / f'jupyter-{role}'}:{settings.etc / 'jupyter'}:{course}"
 
 
 def readable_by_all(path: Path) -> None:
@@ -371,13 +382,19 @@ def write_jupyter_config(settings: Settings) -> None:
     make_dir(etc / "jupyterhub_config.d", 0o755)
     # The course's nbgrader settings (ignored files, time limits, ...) for the students' servers:
     # their Validate and Submit behave as on a laptop. No solution is in these files.
+    if (settings.prefix / "share").exists():  # made anew from the course each time
+        shutil.rmtree(settings.prefix / "share")
     share = settings.prefix / "share" / "course"
-    if share.exists():
-        shutil.rmtree(share)
     share.mkdir(parents=True)
     shutil.copy2(settings.course_dir / "nbgrader_config.py", share / "nbgrader_config.py")
     shutil.copytree(settings.course_dir / "grading", share / "grading",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    # The course's own JupyterLab extension (the readable Validate dialog), which `make install`
+    # links into a laptop's venv: here on every server's JUPYTER_PATH.
+    labext = settings.course_dir / "grading" / "labextension"
+    if (labext / "package.json").exists():
+        name = json.loads((labext / "package.json").read_text())["name"]
+        shutil.copytree(labext, settings.prefix / "share" / "jupyter" / "labextensions" / name)
     readable_by_all(settings.prefix / "share")
     course_id, exchange = settings.get("course", "id"), str(settings.exchange)
     header = '"""Written by deploy/hub.py setup from {ini}: edit that file, not this one."""\n\n'
@@ -491,8 +508,7 @@ def cmd_add_student(args: argparse.Namespace) -> int:
 def hub_command(settings: Settings) -> tuple[list[str], dict[str, str]]:
     cmd = [str(settings.venv / "bin" / "jupyterhub"), "-f",
            str(settings.etc / "jupyterhub_config.py")]
-    env = {"PATH": f"{settings.venv / 'bin'}:{SYSTEM_PATH}", "LANG": os.environ.get("LANG", "C.UTF-8"),
-           "AUTOGRAD_LAB_HUB_PREFIX": str(settings.prefix)}
+    env = {**course_env(settings), "AUTOGRAD_LAB_HUB_PREFIX": str(settings.prefix)}
     return cmd, env
 
 
@@ -611,7 +627,7 @@ def cmd_autograde(args: argparse.Namespace) -> int:
     course = settings.course_dir
     cmd = [str(settings.venv / "bin" / "python"), "-m", "grading", "--root", str(course),
            "autograde", *args.grading_args]
-    env = dict(os.environ, PATH=f"{settings.venv / 'bin'}:{SYSTEM_PATH}")
+    env = dict(os.environ, **course_env(settings))
     try:
         code = subprocess.run(cmd, cwd=course, env=env).returncode
     finally:

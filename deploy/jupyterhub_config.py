@@ -78,14 +78,21 @@ c.Spawner.http_timeout = 120
 
 
 def jupyter_config_path(spawner) -> str:
-    """The instructor's server finds the course directory; students' hide the grading tools."""
+    """The instructor's server finds the course directory; students' hide the grading tools; all
+    read the course's grading/jupyter/ (terminals with the venv on PATH, Validate's settings)."""
     role = "instructor" if spawner.user.name == INSTRUCTOR else "student"
-    return f"{PREFIX / 'etc' / f'jupyter-{role}'}:{PREFIX / 'etc' / 'jupyter'}"
+    etc, course = PREFIX / "etc", PREFIX / "share" / "course" / "grading" / "jupyter"
+    return f"{etc / f'jupyter-{role}'}:{etc / 'jupyter'}:{course}"
 
 
 c.Spawner.environment = {
     "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin",
     "JUPYTER_CONFIG_PATH": jupyter_config_path,
+    # The course's lab extensions (deploy/hub.py setup puts them there).
+    "JUPYTER_PATH": str(PREFIX / "share" / "jupyter"),
+    # Read by the course's nbgrader_config.py and grading/jupyter/ (its terminals).
+    "AUTOGRAD_LAB_EXCHANGE": str(PREFIX / "exchange"),
+    "AUTOGRAD_LAB_VENV": str(VENV),
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
 }
 

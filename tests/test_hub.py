@@ -30,7 +30,6 @@ import pwd
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lab_helpers import free_port  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -62,12 +64,6 @@ def load_hub_module():
 
 
 hubctl = load_hub_module()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def skip_reason() -> str | None:
@@ -198,6 +194,28 @@ class Hub:
         reply = self.user(name, "POST" if body is not None else "GET", path, body)
         assert reply["success"], f"{name}: {path} failed:\n{reply.get('value') or reply.get('log')}"
         return reply.get("value")
+
+    def terminal(self, name: str, line: str, until: re.Pattern, timeout: float = 120) -> str:
+        """Type `line` in a new terminal of `name`'s JupyterLab; its output once `until` matches."""
+        import websocket
+
+        term = self.user(name, "POST", "api/terminals", {})["name"]
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{self.port}/user/{name}/terminals/websocket/{term}", timeout=5,
+            header=[f"Authorization: token {self.tokens[name]}"])
+        out, deadline = "", time.monotonic() + timeout
+        try:
+            ws.send(json.dumps(["stdin", line + "\r"]))
+            while time.monotonic() < deadline and not until.search(out):
+                try:
+                    msg = json.loads(ws.recv())
+                except websocket.WebSocketTimeoutException:
+                    continue
+                out += msg[1] if msg[0] == "stdout" else ""
+        finally:
+            ws.close()
+            self.user(name, "DELETE", f"api/terminals/{term}")
+        return out
 
     def run(self, *args: str, check: bool = True, stdin: str | None = None
             ) -> subprocess.CompletedProcess:
@@ -350,6 +368,10 @@ def assignment_list_in_chromium(hub: Hub, student: str) -> None:
             items = page.locator(".lm-Menu-content").last.locator(".lm-Menu-itemLabel")
             labels = [t.strip() for t in items.all_inner_texts() if t.strip()]
             assert "Assignment List" in labels and not any("Formgrader" in t for t in labels), labels
+            # The course's own extension (the readable Validate dialog) is served, from the hub.
+            served = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data')"
+                                   ".textContent).federated_extensions.map(e => e.name)")
+            assert "@autograd-lab/validate-dialog" in served, served
         finally:
             browser.close()
 
@@ -378,6 +400,10 @@ def test_a_class_round_on_the_hub(released):
             nb = hub.user(student, "GET", f"api/contents/{path}?content=1")["content"]
             hub.user(student, "PUT", f"api/contents/{path}",
                      {"type": "notebook", "format": "json", "content": answers(nb, solutions, count)})
+    # A student's terminal has the course's python and nbgrader (00_welcome's instruction).
+    out = hub.terminal(STUDENTS[1], "command -v nbgrader; python -c 'import autograd_lab' && echo AL-$?",
+                       re.compile(r"AL-\d|rror"))
+    assert f"{hub.settings.venv}/bin/nbgrader" in out and "AL-0" in out, out
     # Validate in the student's own server: its kernel runs the course with autograd_lab.
     assert hub.nbgrader_result(STUDENTS[0], "assignments/validate", {"path": path}) == {}
     for student in plan:
@@ -425,5 +451,7 @@ def test_a_class_round_on_the_hub(released):
                         {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
     pages = list((Path(pwd.getpwnam(STUDENTS[2]).pw_dir) / ASSIGNMENT / "feedback").rglob("*.html"))
     assert [p.name for p in pages] == [NOTEBOOK.replace(".ipynb", ".html")], pages
+    # The hub's exchange was used everywhere, the course's fallback never (root's autograde too).
+    assert not (course / "exchange").exists()
     if not browser:
         pytest.skip(f"the round passed, but the Assignment List was not seen: no {CHROMIUM}")
