@@ -55,7 +55,8 @@ USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 # What the instructor's copy of the course leaves out: environments, VCS data, grading data.
 COURSE_IGNORE = shutil.ignore_patterns(
     ".venv", ".git", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".ruff_cache",
-    "artifacts", "submitted", "autograded", "feedback", "gradebook.db*", "*.egg-info", "deploy")
+    "artifacts", "submitted", "autograded", "feedback", "exchange", "gradebook.db*", "*.egg-info",
+    "deploy")
 # chp 5 needs a newer Node.js than many distributions ship (its commander needs Node 22).
 PROXY_PACKAGE = {True: "configurable-http-proxy@5", False: "configurable-http-proxy@4.6.3"}
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
