@@ -14,6 +14,8 @@ notebook defined, which a learner's cell could have replaced)::
   ``from numpy import x``, ``torch.Tensor.x``). Restored on leaving the block, always.
 * ``spy``, ``watch_hooks``, ``graph_freed``, ``expect_not_alias``, ``expect_written_out``:
   checks on *how* a result was made, where the result alone cannot tell.
+* ``random_graph``: a random backward graph to run graph code on (shared subexpressions,
+  broadcasting, leaves that need no grad).
 
 This module is not PyTorch's ``torch.testing``; it holds no exercise's solution. How to write
 tests with it: ``docs/exercise-authoring.md``.
@@ -39,17 +41,20 @@ from numpy import abs as _np_abs
 from numpy import array2string as _array2string
 from numpy import asarray as _asarray
 from numpy import dtype as _np_dtype
+from numpy import errstate as _errstate
 from numpy import float64 as _float64
 from numpy import generic as _np_generic
+from numpy import isfinite as _isfinite
 from numpy import isnan as _isnan
 from numpy import ndarray as _ndarray
 from numpy import shares_memory as _shares_memory
 from numpy import unravel_index as _unravel_index
+from numpy.random import default_rng as _default_rng
 
 __all__ = [
     "Call", "ForbiddenCall", "HookWatch", "Spy", "call", "describe", "expect_close", "expect_equal",
     "expect_not_alias", "expect_raises", "expect_type", "expect_written_out", "fail", "forbid",
-    "graph_freed", "show", "spy", "watch_hooks",
+    "graph_freed", "random_graph", "show", "spy", "watch_hooks",
 ]
 
 _MAX_SHOWN = 240
@@ -224,7 +229,9 @@ def _check_kind(got: Any, expected: Any, what: str, hint: str) -> str:
 
 def _close_mask(g: Any, e: Any, rtol: float, atol: float) -> Any:
     both_nan = _isnan(g) & _isnan(e)
-    return both_nan | (_np_abs(g - e) <= atol + rtol * _np_abs(e))
+    with _errstate(invalid="ignore"):  # an infinity matches only itself (rtol * inf is no tolerance)
+        near = _isfinite(e) & (_np_abs(g - e) <= atol + rtol * _np_abs(e))
+    return both_nan | (g == e) | near
 
 
 def expect_close(got: Any, expected: Any, *, what: str, hint: str = "", rtol: float = 1e-6,
@@ -235,9 +242,9 @@ def expect_close(got: Any, expected: Any, *, what: str, hint: str = "", rtol: fl
     `expected` is a NumPy array (then `got` must be an ``ndarray``; a NumPy scalar passes for a
     0-d one), an autograd_lab Tensor (`got` must be a Tensor or Parameter) or a number (`got` an
     int or float, Python's or NumPy's). Values match when ``|got - expected| <= atol + rtol *
-    |expected|`` everywhere (NaN matches NaN): any correct method passes, not only one
-    algorithm's rounding. `dtype` (a NumPy dtype or an autograd_lab dtype): `got` must have it.
-    `mistakes` maps a description of a typical mistake to the value it produces.
+    |expected|`` everywhere (NaN matches NaN, an infinity the same infinity): any correct method
+    passes, not only one algorithm's rounding. `dtype` (a NumPy dtype or an autograd_lab dtype):
+    `got` must have it. `mistakes` maps a description of a typical mistake to the value it produces.
     """
     kind = _check_kind(got, expected, what, hint)
     if kind != "number":
@@ -535,16 +542,21 @@ class Call:
 class Spy:
     """The calls of a public name while a block runs (see :func:`spy`)."""
 
-    def __init__(self, name: str, keep: bool, allow_from: tuple[str, ...]):
+    def __init__(self, name: str, keep: bool, allow_from: tuple[str, ...], copy: bool = False):
         self.name = name
         self.keep = keep
+        self.copy = copy
         self.calls: list[Call] = []
         self._patch = _Patch((name,), self._record, allow_from)
 
     def _record(self, name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
         shapes = tuple(tuple(a.shape) if hasattr(a, "shape") and not isinstance(a, type) else None
                        for a in args)
-        call_ = Call(args if self.keep else (), kwargs if self.keep else {}, shapes)
+        if self.copy:  # as they are now: the call may write into them (all_reduce)
+            kept_args, kept_kwargs = tuple(map(_snapshot, args)), {k: _snapshot(v) for k, v in kwargs.items()}
+        else:
+            kept_args, kept_kwargs = args, kwargs
+        call_ = Call(kept_args if self.keep else (), kept_kwargs if self.keep else {}, shapes)
         self.calls.append(call_)
         try:
             result = fn(*args, **kwargs)
@@ -576,15 +588,26 @@ class Spy:
         self._patch.stop()
 
 
-def spy(name: str, *, keep: bool = True, allow_from: tuple[str, ...] = ()) -> Spy:
+def spy(name: str, *, keep: bool = True, copy: bool = False, allow_from: tuple[str, ...] = ()) -> Spy:
     """Record the calls of a public name while a block runs; the calls still happen.
 
     ``with spy("autograd_lab.parallel.all_reduce") as s: ...`` then ``s.count``, ``s[0].args``,
     ``s[0].shapes`` (the shape of each positional argument). ``keep=False`` records only shapes,
-    so that the spy keeps no argument (and no graph) alive. Calls from `allow_from` modules are
-    not recorded.
+    so that the spy keeps no argument (and no graph) alive. ``copy=True`` records copies of the
+    array and tensor arguments taken when the call starts (for a function that writes into its
+    arguments, such as ``all_reduce``: what it was given, not what it left). Calls from
+    `allow_from` modules are not recorded.
     """
-    return Spy(name, keep, allow_from)
+    return Spy(name, keep, allow_from, copy)
+
+
+def _snapshot(x: Any) -> Any:
+    """A copy of an ndarray or tensor (without its graph); anything else as it is."""
+    if type(x) is _ndarray:
+        return x.copy()
+    if type(x) in _tensor_types():
+        return x.detach().clone()
+    return x
 
 
 class HookWatch(Spy):
@@ -690,6 +713,43 @@ def expect_not_alias(got: Any, source: Any, *, what: str, hint: str = "") -> Non
     a, b = _buffer(got), _buffer(source)
     if a is not None and b is not None and _shares_memory(a, b):
         fail(what, "a copy", "a view of the same memory (changing one changes the other)", hint)
+
+
+# --- graphs to run graph code on ----------------------------------------------------------
+
+def random_graph(seed: int, n_ops: int = 30) -> tuple[list[Any], Any]:
+    """A random backward graph, for code that walks or runs one: ``(tensors, out)``.
+
+    ``tensors[:4]`` are float64 leaves of shape (3,), some not requiring grad (``tensors[0]``
+    always does); each later tensor comes from one random operation on two earlier ones, so
+    subexpressions are shared (nodes reached along several edges) and some operations broadcast
+    (a scalar against a vector). ``out`` is a scalar built from them. The same seed builds the
+    same graph again, from new tensors: build it twice to compare two ways of running backward.
+    """
+    from .creation import tensor
+
+    rng = _default_rng(seed)
+    pool = [tensor(rng.normal(size=3), requires_grad=bool(rng.random() < 0.7)) for _ in range(4)]
+    pool[0].requires_grad_(True)
+    for _ in range(n_ops):
+        u, v = (pool[int(k)] for k in rng.integers(len(pool), size=2))
+        op = int(rng.integers(6))
+        if op == 0:
+            pool.append(u + v)
+        elif op == 1:
+            pool.append(u - 0.5 * v)
+        elif op == 2:
+            pool.append((u * v).tanh())
+        elif op == 3:
+            pool.append(u.sin())
+        elif op == 4:
+            pool.append(u * v.sigmoid())
+        else:
+            pool.append((u * v).sum() * 0.1 + u)  # a scalar broadcast against a vector
+    out = pool[0].sum()
+    for t in pool[-6:]:
+        out = out + t.sum()
+    return pool, out
 
 
 # --- answers that must be written out -------------------------------------------------------

@@ -41,8 +41,7 @@ CELL_TIMEOUT = 60  # nbgrader_config.py's Execute.timeout
 # cells that import their helpers, a MISTAKES table). The checks of tests/test_exercise_cells.py
 # and tests/test_wrong_answers.py are expected to fail on them (strictly: once one passes, take
 # its notebook off this list). Empty it; never add to it.
-NOT_YET_CONVERTED = ("02_backward", "03_graph", "04_leaves_hooks", "05_training", "06_grad_modes",
-                     "07_parallelism")
+NOT_YET_CONVERTED = ()
 
 
 def graded_assignments() -> list[str]:

@@ -37,16 +37,11 @@ def with_pytorch(source: str) -> str:
 # can run, and take the notebook off this list: the test of a listed notebook must fail, strictly).
 _VIZ = "viz.draw/backward_steps refuse PyTorch tensors ('draw expects tensors, got Tensor')"
 KNOWN_FAILURES = {
-    "02_backward": f"{_VIZ}; torch.autograd.GradcheckError (PyTorch: torch.autograd.gradcheck."
-                   "GradcheckError)",
-    "03_graph": f"{_VIZ}; torch.engine.execution_order (autograd_lab only)",
+    "02_backward": _VIZ,
+    "03_graph": _VIZ,
     "04_leaves_hooks": _VIZ,
-    "05_training": "autograd_lab's optim, nn and DataLoader (from autograd_lab import ...) given "
-                   f"PyTorch tensors; {_VIZ}",
-    "06_grad_modes": f"tensor(name=...); dtype.name and saved_items (autograd_lab only); {_VIZ}; "
-                     "autograd_lab's optim given PyTorch parameters",
-    "07_parallelism": "autograd_lab.parallel workers given PyTorch tensors; a cell reads a name "
-                      "defined by a failed cell",
+    "05_training": _VIZ,
+    "06_grad_modes": _VIZ,
 }
 NOTEBOOKS = sorted(p.parent.name for p in (REPO / "solutions").glob("*/*.ipynb"))
 

@@ -80,6 +80,17 @@ def test_expect_close_kinds_shapes_dtypes_and_tolerance():
         expect_close(True, 1.0, what="n")
 
 
+def test_expect_close_an_infinity_matches_the_same_infinity_only():
+    expect_close(np.array([1.0, np.inf, -np.inf]), np.array([1.0, np.inf, -np.inf]), what="a")
+    expect_close(float("inf"), float("inf"), what="n")
+    for got in ([1.0, -np.inf], [1.0, 5.0], [1.0, np.nan]):
+        with pytest.raises(AssertionError, match=r"first difference at index \(1,\)"):
+            expect_close(np.array(got), np.array([1.0, np.inf]), what="a")
+    with pytest.raises(AssertionError, match="Hint: it overflows"):
+        expect_close(np.array([0.0, np.inf]), np.array([0.0, 1000.0]), what="a",
+                     mistakes={"it overflows": np.array([0.0, np.inf])})
+
+
 def test_expect_close_names_a_mistake_by_value_or_by_shape():
     with pytest.raises(AssertionError, match="Hint: the mean"):
         expect_close(np.array([4.5]), np.array([18.0]), what="s", hint="sum",
@@ -201,6 +212,20 @@ def test_spy_counts_calls_and_shapes():
     assert torch.zeros(2).sum().item() == 0.0, "the spy is gone"
 
 
+def test_spy_with_copy_records_the_arguments_as_they_were_given():
+    a, t = np.zeros(3), torch.zeros(2)
+    with spy("numpy.copyto", copy=True) as s:
+        np.copyto(a, 5.0)
+    assert a.tolist() == [5.0] * 3 and s[0].args[0].tolist() == [0.0] * 3, "a copy from before the call"
+    with spy("autograd_lab.Tensor.add_", copy=True) as s:
+        t.add_(1.0)
+    assert type(s[0].args[0]) is torch.Tensor and s[0].args[0].tolist() == [0.0, 0.0]
+    assert s[0].args[1] == 1.0, "what is neither an array nor a tensor is kept as it is"
+    with spy("numpy.copyto") as s:
+        np.copyto(a, 7.0)
+    assert s[0].args[0] is a, "without copy, the argument itself"
+
+
 def test_watch_hooks_finds_a_hook_left_registered():
     w = torch.tensor(2.0, requires_grad=True)
 
@@ -258,3 +283,27 @@ def test_expect_written_out_reads_the_cell_that_set_the_name(tmp_path):
     assert errors[2] == []
     assert "a computed value: predicted = {'a': tuple(x)}" in errors[4][0]
     assert "a computed value: predicted.update(a=x)" in errors[6][0]
+
+
+def test_random_graph_is_the_same_graph_for_a_seed_with_shared_nodes_and_unneeded_leaves():
+    from autograd_lab.testing import random_graph
+
+    (pool_a, out_a), (pool_b, out_b) = random_graph(100), random_graph(100)
+    assert pool_a[0] is not pool_b[0] and out_a.item() == out_b.item() and out_a.shape == ()
+    out_a.backward()
+    out_b.backward()
+    assert all((a.grad is None) == (b.grad is None) for a, b in zip(pool_a[:4], pool_b[:4]))
+    assert all(np.array_equal(a.grad.numpy(), b.grad.numpy()) for a, b in zip(pool_a[:4], pool_b[:4])
+               if a.grad is not None)
+    wanted = [[t.requires_grad for t in random_graph(s)[0][:4]] for s in range(20)]
+    assert all(w[0] for w in wanted) and any(not all(w) for w in wanted)
+    _, out = random_graph(7)
+    seen, edges, todo = {out.grad_fn}, 0, [out.grad_fn]
+    while todo:
+        for child, _ in todo.pop().next_functions:
+            if child is not None:
+                edges += 1
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+    assert edges > len(seen) - 1, "some node is reached along two edges"
