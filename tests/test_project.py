@@ -188,7 +188,9 @@ def test_make_test_installs_the_oracles_and_make_course_does_not():
         pytest.skip("make is not installed")
 
     def plan(target: str) -> str:
-        result = subprocess.run(["make", "--no-print-directory", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True)
+        # --no-print-directory: under another make (CI's), make -n prints "Entering directory" lines.
+        result = subprocess.run(["make", "--no-print-directory", "-n", "-B", target], cwd=ROOT,
+                                capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
         return result.stdout
 

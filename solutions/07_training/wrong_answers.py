@@ -1,4 +1,4 @@
-"""Wrong answers to 05_training, for the project's tests (never released: see nbgrader_config.py).
+"""Wrong answers to 07_training, for the project's tests (never released: see nbgrader_config.py).
 
 MISTAKES: per exercise (grade_id of its solution cell), answers a learner really writes: calling
 the library's own version (shortcut), a misunderstanding (mistake), right but on an edge case

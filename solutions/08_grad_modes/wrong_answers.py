@@ -1,4 +1,4 @@
-"""Wrong answers to 06_grad_modes, for the project's tests (never released: see nbgrader_config.py).
+"""Wrong answers to 08_grad_modes, for the project's tests (never released: see nbgrader_config.py).
 
 MISTAKES (per exercise: answers a learner really writes, each of a kind, with the words its failing
 test must say), ALTERNATIVES (correct answers written another way) and WRONG_ANSWERS (one typical
