@@ -77,6 +77,9 @@ def show(x: Any) -> str:
     if type(x) is _ndarray:
         body = _array2string(x, precision=4, separator=", ")
         text = f"array({body}, dtype={x.dtype})"
+    elif type(x) in (set, frozenset) and x:  # sorted: the same message in every process
+        body = "{" + ", ".join(sorted(map(repr, x))) + "}"
+        text = body if type(x) is set else f"frozenset({body})"
     else:
         try:
             text = repr(x)

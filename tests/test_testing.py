@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -444,3 +446,12 @@ def test_expect_function_switches_shortcuts_off_and_takes_a_given_vjp():
     with pytest.raises(AssertionError, match="first difference at index \\(1,\\)"):
         expect_function(Relu, (x,), lambda t: np.maximum(t, 0))      # central differences: 0.5 at 0
     expect_function(Relu, (x,), lambda t: np.maximum(t, 0), vjp=lambda v: (v * np.array([0.0, 0.0, 1.0]),))
+
+
+def test_show_prints_a_set_sorted_whatever_the_hash_order():
+    """A message with a set reads the same in every process (string hashes are randomised)."""
+    code = ("from autograd_lab.testing import show; "
+            "print(show({'pre', 'act', 'out'}), show(frozenset({'b', 'a'})))")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}
+    assert seen == {"{'act', 'out', 'pre'} frozenset({'a', 'b'})\n"}, seen
