@@ -35,14 +35,7 @@ def with_pytorch(source: str) -> str:
 
 # Notebooks with cells that fail under PyTorch today (fix the cells, or mark those only autograd_lab
 # can run, and take the notebook off this list: the test of a listed notebook must fail, strictly).
-_VIZ = "viz.draw/backward_steps refuse PyTorch tensors ('draw expects tensors, got Tensor')"
-KNOWN_FAILURES = {
-    "02_backward": _VIZ,
-    "03_graph": _VIZ,
-    "05_leaves_hooks": _VIZ,
-    "07_training": _VIZ,
-    "08_grad_modes": _VIZ,
-}
+KNOWN_FAILURES: dict[str, str] = {}
 NOTEBOOKS = sorted(p.parent.name for p in (REPO / "solutions").glob("*/*.ipynb"))
 
 
