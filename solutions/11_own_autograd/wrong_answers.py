@@ -22,6 +22,9 @@ SOLUTION = {
 }
 
 
+_NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
 def _change(grade_id: str, *pairs: str) -> str:
     """The solution of `grade_id` with each `old` replaced by `new` (pairs old, new, old, new...)."""
     code = SOLUTION[grade_id]
@@ -187,7 +190,7 @@ _CE_NUMPY_HEAD = (
 MISTAKES = {
     "tensor": [
         {"kind": "shortcut", "why": "keeps its data in an autograd_lab tensor (to use its autograd later)",
-         "message": "a NumPy array (np.array(data, dtype=np.float64)), not a list or another library's tensor",
+         "message": "not a list or another library's tensor",
          "code": _change("tensor", "self.data = np.array(data, dtype=np.float64)",
                          "self.data = torch.tensor(data, dtype=torch.float64)")},
         {"kind": "structure", "why": "np.asarray: the tensor shares the caller's array",
@@ -211,7 +214,8 @@ MISTAKES = {
                          "if any(p.requires_grad for p in parents):")},
         {"kind": "structure", "why": "keeps the parents' arrays in _prev, not the tensors",
          "message": "_prev holds the parent Tensors themselves",
-         "code": _change("tensor", "out._prev = tuple(parents)", "out._prev = tuple(p.data for p in parents)")},
+         "code": _change("tensor", "out._prev = tuple(parents)",
+                         "out._prev = tuple(p.data for p in parents)")},
         {"kind": "type", "why": "keeps the parents as given (a list stays a list)",
          "message": "tuple(parents)",
          "code": _change("tensor", "out._prev = tuple(parents)", "out._prev = parents")},
@@ -250,9 +254,7 @@ MISTAKES = {
     "reductions": [
         {"kind": "mistake", "why": "broadcasts g without putting the summed axis back",
          "message": "put the summed axis back first",
-         "code": _change("reductions", "        if axis is not None and not keepdims:\n"
-                                       "            g = np.expand_dims(g, axis)          # the summed axes back, as size 1\n",
-                         "")},
+         "code": _change("reductions", "g = np.expand_dims(g, axis)", "pass")},
         {"kind": "edge", "why": "expands the axis also when keepdims kept it",
          "message": "with keepdims the axis is there already",
          "code": _change("reductions", "if axis is not None and not keepdims:", "if axis is not None:")},
@@ -278,7 +280,7 @@ MISTAKES = {
         {"kind": "structure", "why": "micrograd's recursive build_topo",
          "message": "no recursion",
          "code": _TOPO_RECURSIVE},
-        {"kind": "structure", "why": "a work list that sends each gradient on at once: each tensor once per path",
+        {"kind": "structure", "why": "a work list that sends each gradient on at once: once per path",
          "message": "each rule runs once",
          "code": _PER_PATH},
         {"kind": "structure", "why": "micrograd's design: .grad of every tensor is the buffer",
@@ -286,8 +288,9 @@ MISTAKES = {
          "code": _MICROGRAD},
         {"kind": "mistake", "why": "a leaf's .grad replaced, not accumulated",
          "message": "this one replaced it",
-         "code": _change("backward", "t.grad = g.copy() if t.grad is None else t.grad + g", "t.grad = g.copy()")},
-        {"kind": "structure", "why": "stores the gradient array itself and adds in place: two leaves share it",
+         "code": _change("backward", "t.grad = g.copy() if t.grad is None else t.grad + g",
+                         "t.grad = g.copy()")},
+        {"kind": "structure", "why": "stores the gradient array itself and adds in place: leaves share it",
          "message": "store a copy in .grad",
          "code": _change("backward", "            t.grad = g.copy() if t.grad is None else t.grad + g\n",
                          "            if t.grad is None:\n"
@@ -302,9 +305,7 @@ MISTAKES = {
          "code": _PREORDER},
         {"kind": "edge", "why": "starts any output at ones, whatever its size",
          "message": "PyTorch's error: pass gradient",
-         "code": _change("backward", "        if y.data.size != 1:\n"
-                                     '            raise RuntimeError("grad can be implicitly created only for '
-                                     'scalar outputs")\n', "")},
+         "code": _change("backward", "if y.data.size != 1:", "if False:")},
     ],
     "grad_mode": [
         {"kind": "mistake", "why": "__exit__ switches recording on, whatever it found",
@@ -315,15 +316,15 @@ MISTAKES = {
          "code": _NO_GRAD_GENERATOR},
         {"kind": "mistake", "why": "__exit__ returns True: the exception is swallowed",
          "message": "let the exception through",
-         "code": _change("grad_mode", "return False                           # an exception in the block goes on",
-                         "return True")},
+         "code": _change("grad_mode", "return False ", "return True ")},
         {"kind": "mistake", "why": "assigns a local _grad_enabled: no global statement",
          "message": "global _grad_enabled",
          "code": _change("grad_mode", "    def __enter__(self):\n        global _grad_enabled\n",
                          "    def __enter__(self):\n")},
         {"kind": "shortcut", "why": "autograd_lab's no_grad, which knows nothing of this Tensor",
          "message": "autograd_lab's no_grad switches autograd_lab's recording, not yours",
-         "code": "no_grad = torch.no_grad\n\n\ndef zero_grad(params):\n    for p in params:\n        p.grad = None\n"},
+         "code": "no_grad = torch.no_grad\n\n\n"
+                 "def zero_grad(params):\n    for p in params:\n        p.grad = None\n"},
         {"kind": "mistake", "why": "zero_grad sets the gradients to the number 0",
          "message": "a bare 0 loses the shape",
          "code": _change("grad_mode", "        p.grad = None", "        p.grad = 0.0")},
@@ -355,7 +356,8 @@ MISTAKES = {
         {"kind": "shortcut", "why": "asks autograd_lab's cross_entropy",
          "message": "autograd_lab.nn.functional.cross_entropy is switched off",
          "code": "def cross_entropy(logits, labels):\n"
-                 "    value = torch.nn.functional.cross_entropy(torch.tensor(logits.data), torch.tensor(labels))\n"
+                 "    value = torch.nn.functional.cross_entropy(torch.tensor(logits.data),\n"
+                 "                                              torch.tensor(labels))\n"
                  "    return logits.sum() * 0.0 + value.item()\n"},
     ],
 }
@@ -363,7 +365,8 @@ MISTAKES = {
 ALTERNATIVES = {
     "tensor": [
         _change("tensor",
-                "self.data = np.array(data, dtype=np.float64)", "self.data = np.asarray(data, dtype=float).copy()",
+                "self.data = np.array(data, dtype=np.float64)",
+                "self.data = np.asarray(data, dtype=float).copy()",
                 "    out = Tensor(data)\n"
                 "    if is_grad_enabled() and any(p.requires_grad for p in parents):\n",
                 "    out = Tensor(data)\n"
@@ -374,10 +377,12 @@ ALTERNATIVES = {
     "elementwise": [
         _change("elementwise",
                 "    e = np.exp(a.data)\n    return record(e, (a,), \"exp\", lambda g: (g * e,))\n",
-                "    out = record(np.exp(a.data), (a,), \"exp\", lambda g: (g * out.data,))\n    return out\n",
+                "    out = record(np.exp(a.data), (a,), 'exp', lambda g: (g * out.data,))\n"
+                "    return out\n",
                 "lambda g: (g * (1.0 - t * t),))", "lambda g: (g * (1 - np.tanh(a.data) ** 2),))",
                 "return record(np.where(positive, a.data, 0.0), (a,), \"relu\", lambda g: (g * positive,))",
-                "return record(np.maximum(a.data, 0), (a,), \"relu\", lambda g: (np.where(a.data > 0, g, 0.0),))",
+                "return record(np.maximum(a.data, 0), (a,), 'relu',\n"
+                "                  lambda g: (np.where(a.data > 0, g, 0.0),))",
                 "g * p * a.data ** (p - 1)", "p * np.power(a.data, p - 1) * g"),
     ],
     "reductions": [
@@ -405,7 +410,7 @@ ALTERNATIVES = {
         # reverse post-order of an iterative depth-first walk, gradients summed in a dict
         "def backward(y, gradient=None):\n"
         "    if not y.requires_grad:\n"
-        "        raise RuntimeError('element 0 of tensors does not require grad and does not have a grad_fn')\n"
+        "        raise RuntimeError('" + _NO_GRAD_FN + "')\n"
         "    if gradient is None:\n"
         "        if y.data.size != 1:\n"
         "            raise RuntimeError('grad can be implicitly created only for scalar outputs')\n"
@@ -438,7 +443,7 @@ ALTERNATIVES = {
         "\n"
         "def backward(y, gradient=None):\n"
         "    if not y.requires_grad:\n"
-        "        raise RuntimeError('element 0 of tensors does not require grad and does not have a grad_fn')\n"
+        "        raise RuntimeError('" + _NO_GRAD_FN + "')\n"
         "    if gradient is None and y.data.size != 1:\n"
         "        raise RuntimeError('grad can be implicitly created only for scalar outputs')\n"
         "    count, tensors, todo = {id(y): 0}, {id(y): y}, [y]\n"
@@ -465,8 +470,9 @@ ALTERNATIVES = {
         "                    queue.append(p)\n",
     ],
     "grad_mode": [
-        _NO_GRAD_GENERATOR.replace("    yield\n    _grad_enabled = previous\n",
-                                   "    try:\n        yield\n    finally:\n        _grad_enabled = previous\n")
+        _NO_GRAD_GENERATOR.replace(
+            "    yield\n    _grad_enabled = previous\n",
+            "    try:\n        yield\n    finally:\n        _grad_enabled = previous\n")
         .replace("        p.grad = None\n", "        p.grad = np.zeros_like(p.data)\n"),
     ],
     "cross_entropy": [
@@ -478,11 +484,11 @@ ALTERNATIVES = {
           "    value = -(log_probs * chosen).sum() / n\n"
           "    return record(np.asarray(value), (logits,), 'cross_entropy',\n"
           "                  lambda g: (g * (probs - chosen) / n,))\n",
-        # the shift as a recorded op too (its gradient cancels out): no stop-gradient needed
-        _change("cross_entropy", "    shift = Tensor(logits.data.max(axis=1, keepdims=True))   # a constant: a stop-gradient\n"
-                                 "    z = logits - shift\n",
-                "    top = logits.data.max(axis=1, keepdims=True)\n"
-                "    z = logits - record(top, (logits,), 'max', lambda g: (np.zeros(logits.shape),))\n"),
+        # the row maximum as a recorded op with its own rule (what reaches it cancels out): no stop-gradient
+        _change("cross_entropy",
+                "shift = Tensor(logits.data.max(axis=1, keepdims=True))   # a constant: a stop-gradient",
+                "top = logits.data.max(axis=1, keepdims=True)\n"
+                "    shift = record(top, (logits,), 'max', lambda g: (g * (logits.data == top),))"),
     ],
 }
 
