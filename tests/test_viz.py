@@ -555,6 +555,16 @@ def test_values_constants_names_grads_and_order():
         viz.backward_steps(y)
 
 
+def test_a_long_chain_of_values_is_collapsed():
+    x, w = Value(1.0, label="x"), Value(0.5, label="w")
+    h = x
+    for _ in range(300):
+        h = h * w + 1.0
+    dot = Dot(viz.draw(h, names_from_caller=False).source)
+    assert len(dot.nodes) < 40 and "nodes collapsed" in dot.source, "a loop's chain becomes one summary node"
+    assert dot.titles("leaf")["x"] == 1 and dot.titles("leaf")["w"] == 1, "the leaves stay drawn"
+
+
 def test_a_graph_of_nodes_of_ones_own():
     a, b = Leaf(2.0), Leaf(np.array([1.0, 2.0]), requires_grad=False)
     y = my_mul(a, b)

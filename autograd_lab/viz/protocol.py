@@ -170,10 +170,13 @@ class ValueNode:
     def __init__(self, value: Any, reader: Reader) -> None:
         self.value = value
         self._reader = reader
+        self._edges: tuple[tuple[Any, int], ...] | None = None
 
     @property
     def next_functions(self) -> tuple[tuple[Any, int], ...]:
-        return tuple((self._reader.edge(p), 0) for p in self.value._prev)
+        if self._edges is None:  # made when first read: a graph is read from its outputs down
+            self._edges = tuple((self._reader.edge(p), 0) for p in self.value._prev)
+        return self._edges
 
     def __repr__(self) -> str:
         return f"<ValueNode {self.value._op!r}>"
