@@ -57,10 +57,14 @@ MISTAKES = {
         {"kind": "mistake", "why": "drops in evaluation too (ignores training)",
          "message": "out of training (training=False), or with p = 0, dropout returns x unchanged",
          "code": _DROPOUT + _CHECK_P + "    return x * (torch.rand_like(x) >= p) / (1 - p)\n"},
-        {"kind": "structure", "why": "a NumPy mask (NumPy's generator), a new tensor: no gradient",
-         "message": "backward must reach x",
+        {"kind": "structure", "why": "draws the mask with NumPy: torch.manual_seed does not repeat it",
+         "message": "draw the random numbers with torch's generator",
          "code": _DROPOUT + _CHECK_P + _PASS + "    mask = np.random.random(tuple(x.shape)) >= p\n"
                  "    return torch.tensor(x.detach().numpy() * mask / (1 - p), dtype=x.dtype)\n"},
+        {"kind": "structure", "why": "computes in NumPy and wraps the result: no gradient reaches x",
+         "message": "backward must reach x",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    keep = (torch.rand_like(x) >= p).numpy()\n"
+                 "    return torch.from_numpy(x.detach().numpy() * keep / (1 - p))\n"},
         {"kind": "structure", "why": "seeds the generator inside: every call drops the same elements",
          "message": "do not seed inside dropout",
          "code": _DROPOUT + _CHECK_P + _PASS + "    torch.manual_seed(0)\n"
