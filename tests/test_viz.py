@@ -463,7 +463,7 @@ def test_stepper_widget_and_fallback(monkeypatch):
     assert 'class="node op current"' in box.html.value
     from autograd_lab.viz import widgets
 
-    monkeypatch.setattr(widgets, "widgets_available", lambda: True)  # as in a kernel (tests/test_viz_widgets.py)
+    monkeypatch.setattr(widgets, "widgets_available", lambda: True)  # as in a kernel: test_viz_widgets.py
     bundle = steps._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     monkeypatch.undo()

@@ -59,7 +59,8 @@ def my_backward(y, order=engine.execution_order, per_path=False):
                     continue
                 out = node(grad)
                 out = (out,) if isinstance(out, torch.Tensor) else out
-                stack += [(n, g) for (n, _), g in zip(node.next_functions, out) if n is not None and g is not None]
+                stack += [(n, g) for (n, _), g in zip(node.next_functions, out)
+                          if n is not None and g is not None]
         return
     buffers = {y.grad_fn: torch.ones_like(y)}
     with torch.no_grad():

@@ -79,7 +79,8 @@ def test_moving_the_slider_redraws_the_step_and_draws_each_step_once(monkeypatch
     box = widgets.stepper_widget(steps)
     assert box.slider.min == 1 and box.slider.max == 4 and "step 1 of 4" in box.html.value
     for value, text, current in ((3, "step 3 of 4: MulBackward0 gets 1.0", "op"),
-                                 (2, "step 2 of 4: AccumulateGrad(b) adds 1.0", "acc"), (3, "step 3 of 4", "op")):
+                                 (2, "step 2 of 4: AccumulateGrad(b) adds 1.0", "acc"),
+                                 (3, "step 3 of 4", "op")):
         box.slider.value = value
         assert text in box.html.value and f'class="node {current} current"' in box.html.value
     assert drawn == [0, 2, 1], "each step rendered once, when the slider first reaches it"
