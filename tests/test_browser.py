@@ -344,7 +344,8 @@ STEPS_NOTEBOOK = [
 
 def _step_shown(widget) -> str:
     """The caption of the drawing the slider shows: 'step 3 of 4: MulBackward0 gets 1.0, ...'."""
-    return " ".join(widget.locator(".widget-html-content svg text").evaluate_all("ts => ts.map(t => t.textContent)"))
+    texts = widget.locator(".widget-html-content svg text")
+    return " ".join(texts.evaluate_all("ts => ts.map(t => t.textContent)"))
 
 
 def test_backward_steps_slider_redraws_the_step_in_chromium(lab, browser):
