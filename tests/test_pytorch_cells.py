@@ -40,6 +40,7 @@ KNOWN_FAILURES = {
     "02_backward": _VIZ,
     "03_graph": _VIZ,
     "05_leaves_hooks": _VIZ,
+    "06_optimizers": _VIZ,
     "07_training": _VIZ,
     "08_grad_modes": _VIZ,
 }
