@@ -27,8 +27,8 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def widgets_available() -> bool:
-    """True where a widget can be displayed: ipywidgets importable, code run by an IPython kernel, and no
-    nbgrader execution (validate, autograde)."""
+    """True where a widget can be displayed: ipywidgets importable, code run by an IPython kernel, and the
+    notebook not being validated or graded (``NBGRADER_EXECUTION`` unset)."""
     if os.environ.get("NBGRADER_EXECUTION"):
         return False
     try:
