@@ -461,8 +461,12 @@ def test_stepper_widget_and_fallback(monkeypatch):
     box.slider.value = 3  # the slider counts from 1
     assert "step 3 of 4: MulBackward0 gets 1.0" in box.html.value
     assert 'class="node op current"' in box.html.value
+    from autograd_lab.viz import widgets
+
+    monkeypatch.setattr(widgets, "widgets_available", lambda: True)  # as in a kernel: test_viz_widgets.py
     bundle = steps._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+    monkeypatch.undo()
     monkeypatch.setitem(sys.modules, "ipywidgets", None)
     bundle = steps._repr_mimebundle_()
     assert bundle["text/html"].count("<svg") == 4

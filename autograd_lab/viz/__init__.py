@@ -3,7 +3,10 @@
 - :func:`draw` draws the backward graph behind some tensors, as ``torchviz.make_dot`` does for PyTorch:
   leaves (name, shape, value), ``grad_fn`` nodes by PyTorch's names, ``AccumulateGrad`` nodes, saved
   tensors, outputs, and after backward the gradients and the order in which backward ran the nodes.
-- :func:`backward_steps` steps through one backward pass node by node.
+- :func:`backward_steps` steps through one backward pass node by node (a slider in JupyterLab:
+  :mod:`autograd_lab.viz.widgets`).
+- :func:`show_order` numbers the graph in a learner's order; :func:`trace_backward` steps through a
+  learner's own engine (:mod:`autograd_lab.viz.learner`).
 
 **Which graphs.** viz reads a graph by duck typing, through public attributes, as torchviz reads
 PyTorch's (:mod:`autograd_lab.viz.protocol` states the protocol in full). It draws
@@ -31,10 +34,12 @@ from ..tensor import Tensor
 from .display import INSTALL_HELP, import_graphviz
 from .dot import to_digraph
 from .graph import build, caller_names, flatten_tensors, params_names
+from .learner import show_order, trace_backward
 from .steps import BackwardStep, BackwardStepper
 from .steps import backward_steps as _backward_steps
 
-__all__ = ["draw", "backward_steps", "BackwardStep", "BackwardStepper", "INSTALL_HELP"]
+__all__ = ["draw", "backward_steps", "show_order", "trace_backward", "BackwardStep", "BackwardStepper",
+           "INSTALL_HELP"]
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 

@@ -21,7 +21,7 @@ from typing import Any
 from .. import engine
 from ..function import AccumulateGrad, Node, gradient_edge
 from ..tensor import Tensor
-from . import display, protocol
+from . import display, protocol, widgets
 from .dot import to_digraph
 from .graph import build, flatten_tensors, format_grad, grad_of
 from .protocol import Reader, is_accumulate, is_tensor
@@ -65,8 +65,12 @@ class BackwardStepper(Sequence):
 
     ``stepper[i]`` is a :class:`BackwardStep`; ``stepper.draw(i)`` the graph with step ``i`` highlighted
     and every gradient passed so far written on its edge. In Jupyter it shows as a slider (ipywidgets),
-    or, without ipywidgets, as the list of drawings.
+    or, where widgets cannot be shown, as the list of drawings (:mod:`autograd_lab.viz.widgets`).
+    ``numbers`` (id of a node -> its label) numbers the nodes in another order than the engine's: a
+    learner's engine traced by ``viz.trace_backward``.
     """
+
+    numbers: dict[int, str] | None = None
 
     def __init__(self, outputs: list[Tensor], names: dict, fallback: dict, steps: list[BackwardStep],
                  rankdir: str = "TB", max_nodes: int | None = 200, reader: Reader | None = None) -> None:
@@ -105,8 +109,11 @@ class BackwardStepper(Sequence):
         if not -len(self) <= i < len(self):
             raise IndexError(f"step {i} out of range: there are {len(self)} steps")
         i %= len(self)
-        m = build(self.outputs, self._names, self._fallback, show_order=True, rankdir=self.rankdir,
-                  max_nodes=self.max_nodes, reader=self._reader)
+        m = build(self.outputs, self._names, self._fallback, show_order=self.numbers is None,
+                  rankdir=self.rankdir, max_nodes=self.max_nodes, reader=self._reader)
+        for node_id, number in (self.numbers or {}).items():
+            if node_id in m.fn_key:
+                m.nodes[m.fn_key[node_id]].order = number
         for step in self.steps[: i + 1]:
             state = "current" if step.index == i else "done"
             node = step.node
@@ -149,23 +156,8 @@ class BackwardStepper(Sequence):
         return display.svg_html(svg)
 
     def widget(self) -> Any:
-        """A slider (and a play button) over the steps; needs ipywidgets."""
-        import ipywidgets as widgets
-
-        n = len(self)
-        slider = widgets.IntSlider(value=1, min=1, max=max(n, 1), description="step",
-                                   continuous_update=True)
-        play = widgets.Play(value=1, min=1, max=max(n, 1), interval=1500, description="play")
-        widgets.jslink((play, "value"), (slider, "value"))
-        out = widgets.HTML(self._html(0) if n else "(no steps)")
-
-        def show(change: dict) -> None:
-            out.value = self._html(change["new"] - 1)
-
-        slider.observe(show, names="value")
-        box = widgets.VBox([widgets.HBox([play, slider]), out])
-        box.slider, box.html = slider, out  # for tests and for driving it from code
-        return box
+        """A slider (and a play button) over the steps; needs ipywidgets (:mod:`autograd_lab.viz.widgets`)."""
+        return widgets.stepper_widget(self)
 
     def _static_html(self, limit: int = 20) -> str:
         if not len(self):
@@ -180,17 +172,7 @@ class BackwardStepper(Sequence):
         return "".join(parts)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict:
-        try:
-            import ipywidgets  # noqa: F401
-        except ImportError:
-            bundle = {"text/plain": repr(self), "text/html": self._static_html()}
-        else:
-            bundle = self.widget()._repr_mimebundle_(**kwargs)
-        if include is not None:
-            bundle = {k: v for k, v in bundle.items() if k in set(include)}
-        if exclude is not None:
-            bundle = {k: v for k, v in bundle.items() if k not in set(exclude)}
-        return bundle
+        return widgets.mimebundle(self, include, exclude, **kwargs)
 
 
 def run_steps(outputs: list[Any], grad_tensors: Any, retain_graph: bool,
