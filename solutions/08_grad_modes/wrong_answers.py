@@ -25,12 +25,15 @@ def _evaluate(*, eval_line: str = "    model.eval()\n", grad_block: str = "    w
             + f"    {ret}\n")
 
 
+_FRESH = "        fresh = [t.detach().requires_grad_(t.requires_grad) for t in ctx.saved_tensors]\n"
+
+
 def _checkpoint(*, forward: str | None = None, backward: str | None = None) -> str:
     """The solution of Checkpoint with its forward or backward body changed."""
     forward = forward or ("        ctx.fn = fn\n"
                           "        ctx.save_for_backward(*inputs)\n"
                           "        return fn(*inputs)\n")
-    backward = backward or ("        fresh = [t.detach().requires_grad_(t.requires_grad) for t in ctx.saved_tensors]\n"
+    backward = backward or (_FRESH +
                             "        with torch.enable_grad():\n"
                             "            out = ctx.fn(*fresh)\n"
                             "        torch.autograd.backward(out, grad)\n"
@@ -126,20 +129,20 @@ MISTAKES = {
                                       "        return (None, *(t.grad for t in inputs))\n")},
         {"kind": "mistake", "why": "uses autograd.grad for the inputs: fn's parameters get no .grad",
          "message": "the parameters fn uses got no gradient",
-         "code": _checkpoint(backward="        fresh = [t.detach().requires_grad_(t.requires_grad) for t in ctx.saved_tensors]\n"
+         "code": _checkpoint(backward=_FRESH +
                                       "        with torch.enable_grad():\n"
                                       "            out = ctx.fn(*fresh)\n"
                                       "        grads = torch.autograd.grad(out, fresh, grad)\n"
                                       "        return (None, *grads)\n")},
         {"kind": "mistake", "why": "forgets torch.enable_grad() in backward: the rerun records nothing",
          "message": "with torch.enable_grad()",
-         "code": _checkpoint(backward="        fresh = [t.detach().requires_grad_(t.requires_grad) for t in ctx.saved_tensors]\n"
+         "code": _checkpoint(backward=_FRESH +
                                       "        out = ctx.fn(*fresh)\n"
                                       "        torch.autograd.backward(out, grad)\n"
                                       "        return (None, *(t.grad for t in fresh))\n")},
         {"kind": "edge", "why": "returns only the inputs' gradients, none for fn",
          "message": "return None, then each fresh[i].grad",
-         "code": _checkpoint(backward="        fresh = [t.detach().requires_grad_(t.requires_grad) for t in ctx.saved_tensors]\n"
+         "code": _checkpoint(backward=_FRESH +
                                       "        with torch.enable_grad():\n"
                                       "            out = ctx.fn(*fresh)\n"
                                       "        torch.autograd.backward(out, grad)\n"

@@ -42,9 +42,9 @@ _RULES = {
     "tanh": "        t = self.value.tanh()\n"
             "        return Dual(t, (1 - t ** 2) * self.tangent)\n",
 }
-_SIGNATURES = {"mul": "__mul__(self, other)", "truediv": "__truediv__(self, other)", "pow": "__pow__(self, p)",
-               "matmul": "__matmul__(self, other)", "sin": "sin(self)", "cos": "cos(self)", "exp": "exp(self)",
-               "log": "log(self)", "tanh": "tanh(self)"}
+_SIGNATURES = {"mul": "__mul__(self, other)", "truediv": "__truediv__(self, other)",
+               "pow": "__pow__(self, p)", "matmul": "__matmul__(self, other)", "sin": "sin(self)",
+               "cos": "cos(self)", "exp": "exp(self)", "log": "log(self)", "tanh": "tanh(self)"}
 _GIVEN = '''class Dual:
     def __init__(self, value, tangent):
         self.value, self.tangent = value, tangent
@@ -103,7 +103,8 @@ def _jvp(*, check: bool = True, seed: str = "Dual(x.detach(), v.detach())", cons
                "        raise RuntimeError(f'v has invalid size: should be {x.shape} but got {v.shape}.')\n"
                if check else "")
             + f"    out = f({seed})\n"
-            + ("    if not isinstance(out, Dual):\n        return out, torch.zeros_like(out)\n" if constant else "")
+            + ("    if not isinstance(out, Dual):\n        return out, torch.zeros_like(out)\n"
+               if constant else "")
             + f"    return {ret}\n")
 
 
@@ -118,7 +119,8 @@ def _columns(*, stack: str = "torch.stack(cols, dim=1)", empty: bool = True, uni
             "        y, c = jvp(f, x, e.reshape(x.shape))\n"
             "        cols.append(c.reshape(-1))\n"
             + ("    if y is None:\n        y = f(x.detach())\n"
-               "    if not cols:\n        return torch.zeros(tuple(y.shape) + tuple(x.shape), dtype=x.dtype)\n"
+               "    if not cols:\n"
+               "        return torch.zeros(tuple(y.shape) + tuple(x.shape), dtype=x.dtype)\n"
                if empty else "")
             + f"    return {stack}.reshape(tuple(y.shape) + tuple(x.shape))\n")
 
@@ -189,7 +191,8 @@ MISTAKES = {
          "message": "the quotient rule subtracts",
          "code": _dual(truediv="        b = Dual.lift(other)\n"
                                "        return Dual(self.value / b.value,\n"
-                               "                    (self.tangent * b.value + self.value * b.tangent) / b.value ** 2)\n")},
+                               "                    (self.tangent * b.value + self.value * b.tangent)\n"
+                               "                    / b.value ** 2)\n")},
         {"kind": "mistake", "why": "forgets the chain rule: sin gives cos(a) without the factor a'",
          "message": "multiply it by the tangent",
          "code": _dual(sin="        return Dual(self.value.sin(), self.value.cos())\n")},
@@ -198,7 +201,8 @@ MISTAKES = {
          "code": _dual(pow="        return Dual(self.value ** p, p * self.value ** (p - 1))\n")},
         {"kind": "mistake", "why": "tanh' written as 1 - tanh (not squared)",
          "message": "1 - tanh² (squared)",
-         "code": _dual(tanh="        t = self.value.tanh()\n        return Dual(t, (1 - t) * self.tangent)\n")},
+         "code": _dual(tanh="        t = self.value.tanh()\n"
+                            "        return Dual(t, (1 - t) * self.tangent)\n")},
         {"kind": "mistake", "why": "the rule for @ keeps only A'B: W @ x (W a constant) gets tangent 0",
          "message": "add A B', the second term",
          "code": _dual(matmul="        b = Dual.lift(other)\n"
@@ -212,10 +216,12 @@ MISTAKES = {
         {"kind": "shortcut", "why": "finite differences along the tangent for exp and log",
          "message": "no finite differences",
          "code": _dual(exp="        h = 1e-6\n"
-                           "        up, down = (self.value + h * self.tangent).exp(), (self.value - h * self.tangent).exp()\n"
+                           "        up = (self.value + h * self.tangent).exp()\n"
+                           "        down = (self.value - h * self.tangent).exp()\n"
                            "        return Dual(self.value.exp(), (up - down) / (2 * h))\n",
                        log="        h = 1e-6\n"
-                           "        up, down = (self.value + h * self.tangent).log(), (self.value - h * self.tangent).log()\n"
+                           "        up = (self.value + h * self.tangent).log()\n"
+                           "        down = (self.value - h * self.tangent).log()\n"
                            "        return Dual(self.value.log(), (up - down) / (2 * h))\n")},
         {"kind": "structure", "why": "changes self in place in __mul__ and returns it",
          "message": "do not change self or other",
@@ -230,8 +236,10 @@ MISTAKES = {
         {"kind": "type", "why": "computes with NumPy: the value and tangent become arrays",
          "message": "expected an autograd_lab Tensor",
          "code": "import numpy as np\n\n\n" + _dual(
-             sin="        v = self.value.numpy()\n        return Dual(np.sin(v), np.cos(v) * self.tangent.numpy())\n",
-             cos="        v = self.value.numpy()\n        return Dual(np.cos(v), -np.sin(v) * self.tangent.numpy())\n",
+             sin="        v = self.value.numpy()\n"
+                 "        return Dual(np.sin(v), np.cos(v) * self.tangent.numpy())\n",
+             cos="        v = self.value.numpy()\n"
+                 "        return Dual(np.cos(v), -np.sin(v) * self.tangent.numpy())\n",
              mul="        b = Dual.lift(other)\n"
                  "        av, at = np.asarray(self.value), np.asarray(self.tangent)\n"
                  "        bv, bt = np.asarray(b.value), np.asarray(b.tangent)\n"
