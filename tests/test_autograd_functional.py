@@ -103,3 +103,21 @@ def test_functional_jvp_with_create_graph_is_differentiable():
     x = f64([0.5, -1.0], False)
     out, jv = functional.jvp(lambda t: (t * 2).tanh(), x, f64([1.0, 1.0], False), create_graph=True)
     assert out.requires_grad and jv.requires_grad
+
+
+@pytest.mark.torch
+def test_functional_jvp_against_pytorch():
+    T = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    w, x0, v0 = rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=3)
+    results = []
+    for lib in (T, torch):
+        W = lib.tensor(w)
+
+        def f(t, W=W):
+            return (W @ t.sin()).tanh() * t.sum(), t.exp()
+
+        results.append(lib.autograd.functional.jvp(f, lib.tensor(x0), lib.tensor(v0)))
+    (outs_t, jv_t), (outs_a, jv_a) = results
+    for a, t in zip(outs_a + jv_a, outs_t + jv_t):
+        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-12)
