@@ -60,7 +60,15 @@ from .dtypes import (
     short,
     uint8,
 )
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .ops.arithmetic import (
     add,
     addcdiv,

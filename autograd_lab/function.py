@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import dtypes, grad_mode
-from .tensor import RemovableHandle, Tensor
+from .tensor import INFERENCE_MODE, RemovableHandle, Tensor
 
 _sequence = itertools.count()
 _anomaly = {"enabled": False}
@@ -36,6 +36,13 @@ FREED_MESSAGE = (
     "have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+INFERENCE_SAVED_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+    "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+    "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
 )
 
 
@@ -107,6 +114,8 @@ class SavedTensor:
     __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad", "producer")
 
     def __init__(self, t: Tensor) -> None:
+        if t._is_inference:
+            raise RuntimeError(INFERENCE_SAVED_MESSAGE)
         self.tensor: Tensor | None = t
         self.data: np.ndarray | None = None
         self.counter = t._version_counter
@@ -397,7 +406,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        record = grad_mode.is_grad_enabled() and any(
+        record = grad_mode.is_grad_enabled() and not INFERENCE_MODE.enabled and any(
             isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args
         )
         if not record:

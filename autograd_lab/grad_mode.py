@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .tensor import INFERENCE_MODE, Tensor
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _state = threading.local()
@@ -97,12 +99,53 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(func)
 
 
-class inference_mode(no_grad):
-    """Alias of :class:`no_grad` (PyTorch's ``inference_mode`` is a faster no_grad)."""
+class inference_mode(_GradModeContext):
+    """No recording, and every tensor made inside is an *inference tensor* (``torch.inference_mode``).
+
+    As ``no_grad``, nothing is recorded. In addition the tensors made inside (and views of them) are
+    marked: ``t.is_inference()`` is True, and such a tensor can never join a graph later. Outside the
+    block, PyTorch's errors: saving it for backward (``w * t`` with ``w`` requiring grad) raises
+    "Inference tensors cannot be saved for backward. ...", an in-place change raises "Inplace update to
+    inference tensor outside InferenceMode is not allowed. ...", and so does ``requires_grad_()``. An
+    op that saves nothing (``w + t``) and ``t.clone()`` give normal tensors. (PyTorch gains speed by
+    skipping the version counter and view tracking of these tensors; autograd_lab only keeps the rules.)
+    ``inference_mode(False)`` switches recording on and inference mode off inside an inference block.
+    Nothing is recorded inside, not even under ``enable_grad()``. Works as ``with inference_mode():``,
+    ``@inference_mode()`` and ``@inference_mode``.
+    """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode):  # @inference_mode without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
-        super().__init__()
-        self.mode = mode
+        self.mode = bool(mode)
 
     def _target(self) -> bool:
         return not self.mode
+
+    def __enter__(self) -> None:
+        self._prev_inference = INFERENCE_MODE.enabled
+        super().__enter__()
+        INFERENCE_MODE.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        INFERENCE_MODE.enabled = self._prev_inference
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` (``torch.is_inference_mode_enabled``)."""
+    return INFERENCE_MODE.enabled
+
+
+def is_inference(input: Tensor) -> bool:
+    """``input.is_inference()``: whether ``input`` was made in inference mode (``torch.is_inference``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_inference()

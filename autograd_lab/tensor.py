@@ -17,6 +17,7 @@ imports no operation, and every operation can import it.
 
 from __future__ import annotations
 
+import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -58,6 +59,16 @@ class RemovableHandle:
 
 
 _hook_ids = iter(range(1 << 62))
+
+
+class _InferenceMode(threading.local):
+    """Whether ``inference_mode`` is on in this thread: tensors made meanwhile are inference tensors.
+    (Switched by :class:`autograd_lab.grad_mode.inference_mode`; it lives here, beside the flag it sets.)"""
+
+    enabled = False
+
+
+INFERENCE_MODE = _InferenceMode()
 
 
 class Tensor:
@@ -186,6 +197,9 @@ class Tensor:
             )
         if flag and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if flag and self._is_inference and not INFERENCE_MODE.enabled:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -254,7 +268,13 @@ class Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
+        t._is_inference = self._is_inference  # a view: an inference tensor's stays one
         return t
+
+    def is_inference(self) -> bool:
+        """True for a tensor made inside ``inference_mode`` (or a view of one): it can never join a
+        graph (``torch.Tensor.is_inference``)."""
+        return self._is_inference
 
     def detach_(self) -> Tensor:
         if self._base is not None and self._base.requires_grad:
@@ -384,6 +404,7 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._accumulate_ref = None
     t._leaf_hooks = {}
     t.name = None  # an optional label, shown by autograd_lab.viz
+    t._is_inference = INFERENCE_MODE.enabled
     if requires_grad:
         t.requires_grad = True
 

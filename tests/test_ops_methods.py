@@ -142,3 +142,25 @@ def test_reflected_and_in_place_operators():
     z = al.tensor([True, False, True])
     z.logical_not_()
     assert z.tolist() == [False, True, False] and z.grad_fn is None
+
+
+def test_binary_operators_leave_other_classes_their_reflected_methods():
+    """As PyTorch's: ``Tensor @ d`` answers NotImplemented to a class it cannot take, so Python runs
+    ``d.__rmatmul__`` (notebook 09's dual numbers), or raises "unsupported operand type(s)"."""
+
+    class Other:
+        def __rmatmul__(self, t):
+            return "rmatmul"
+
+        def __rmul__(self, t):
+            return "rmul"
+
+        def __rsub__(self, t):
+            return "rsub"
+
+    W = al.ones(2, 2)
+    assert (W @ Other(), W * Other(), W - Other()) == ("rmatmul", "rmul", "rsub")
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \+: 'Tensor' and 'str'"):
+        W + "a"
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\): 'Tensor'"):
+        W ** "a"

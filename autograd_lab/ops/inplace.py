@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..function import Function, Node, gradient_edge
-from ..tensor import Tensor
+from ..tensor import INFERENCE_MODE, Tensor
 
 
 # --------------------------------------------------------------------------- views of a base changed in place
@@ -160,6 +160,12 @@ NO_GRAD_VIEW_MESSAGE = (
 )
 
 
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
 def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict) -> Tensor:
     """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
     meta = t._view_meta
@@ -211,6 +217,8 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
 
     The tensors among ``args`` are the op's other inputs: when one requires grad, the change is
     recorded (tensors passed in ``kwargs`` are taken as constants)."""
+    if t._is_inference and not INFERENCE_MODE.enabled:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     grad_on = grad_mode.is_grad_enabled()
     args_need = grad_on and any(isinstance(a, Tensor) and a.requires_grad for a in args)
     base = t._base

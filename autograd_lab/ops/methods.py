@@ -11,6 +11,11 @@ argument (tinygrad's ``register``, kept greppable: every name is a key of :data:
 - ``with_shape(f)``: methods that take a shape either way, ``x.view(2, 3)`` or ``x.view((2, 3))``;
 - ``compare(ufunc)``: ``x < y`` and the other comparisons, bool tensors outside autograd;
 - ``method_of(f)``: functions whose errors name the method (``Tensor.atan2``), not ``torch.atan2``.
+
+Python's binary operators (``x + y``, ``x @ y``, ...) answer ``NotImplemented`` to an operand they
+cannot take, as PyTorch's do, so that Python asks the other operand (``W @ d`` runs
+``d.__rmatmul__(W)`` for a class of one's own, such as notebook 09's dual numbers) or raises
+"unsupported operand type(s)".
 """
 
 from __future__ import annotations
@@ -76,6 +81,19 @@ def reflected(fn: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tenso
     return method
 
 
+def operator(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
+    """A binary operator: a TypeError (an operand of another kind) becomes ``NotImplemented``."""
+
+    @functools.wraps(fn)
+    def method(self: Tensor, other: Any) -> Any:
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    return method
+
+
 def with_shape(fn: Callable[[Tensor, tuple[int, ...]], Tensor]) -> Callable[..., Tensor]:
     """``x.f(2, 3)``, ``x.f((2, 3))`` and ``x.f(torch.Size([2, 3]))``: ``fn(x, (2, 3))``."""
 
@@ -108,18 +126,19 @@ def method_of(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
 
 METHODS: dict[str, Any] = {
     # ------------------------------------------------ Python's operators
-    "__add__": arithmetic.add, "__radd__": arithmetic.add,
+    "__add__": operator(arithmetic.add), "__radd__": operator(arithmetic.add),
     "__iadd__": inplace_of(arithmetic.add),
-    "__sub__": arithmetic.sub, "__rsub__": arithmetic.rsub,
+    "__sub__": operator(arithmetic.sub), "__rsub__": operator(arithmetic.rsub),
     "__isub__": inplace_of(arithmetic.sub),
-    "__mul__": arithmetic.mul, "__rmul__": arithmetic.mul,
+    "__mul__": operator(arithmetic.mul), "__rmul__": operator(arithmetic.mul),
     "__imul__": inplace_of(arithmetic.mul),
-    "__truediv__": arithmetic.div, "__rtruediv__": arithmetic.rtruediv,
+    "__truediv__": operator(arithmetic.div), "__rtruediv__": operator(arithmetic.rtruediv),
     "__itruediv__": inplace_of(arithmetic.div),
-    "__floordiv__": arithmetic.floor_divide, "__rfloordiv__": reflected(arithmetic.floor_divide),
-    "__mod__": arithmetic.remainder, "__rmod__": reflected(arithmetic.remainder),
-    "__pow__": arithmetic.pow, "__rpow__": reflected(arithmetic.pow),
-    "__matmul__": linalg.matmul, "__rmatmul__": reflected(linalg.matmul),
+    "__floordiv__": operator(arithmetic.floor_divide),
+    "__rfloordiv__": operator(reflected(arithmetic.floor_divide)),
+    "__mod__": operator(arithmetic.remainder), "__rmod__": operator(reflected(arithmetic.remainder)),
+    "__pow__": operator(arithmetic.pow), "__rpow__": operator(reflected(arithmetic.pow)),
+    "__matmul__": operator(linalg.matmul), "__rmatmul__": operator(reflected(linalg.matmul)),
     "__neg__": arithmetic.neg,
     "__abs__": pointwise.abs,
     "__invert__": comparison.bitwise_not,

@@ -27,6 +27,7 @@ def _view(a: Tensor, arr: np.ndarray) -> Tensor:
     t._version_counter = a._version_counter
     t._base = a._base if a._base is not None else a
     t._view_meta = ViewMeta(a._version_counter.value, False)  # Function.apply sets no_grad
+    t._is_inference = a._is_inference  # views of inference tensors are inference tensors, others not
     return t
 
 

@@ -199,6 +199,12 @@ MISTAKES = {
          "message": "autograd_lab.autograd.functional.hvp is switched off",
          "code": "def hvp(f, x, v):\n"
                  "    return torch.autograd.functional.hvp(f, x.detach(), v)[1].detach()\n"},
+        {"kind": "shortcut", "why": "forward over reverse with the library's functional.jvp (notebook 09)",
+         "message": "autograd_lab.autograd.functional.jvp is switched off",
+         "code": "def hvp(f, x, v):\n"
+                 "    def gradient(t):\n"
+                 "        return torch.autograd.grad(f(t), t, create_graph=True)[0]\n"
+                 "    return torch.autograd.functional.jvp(gradient, x.detach(), v)[1]\n"},
         {"kind": "shortcut", "why": "builds the library's Hessian, then multiplies",
          "message": "autograd_lab.autograd.functional.hessian is switched off",
          "code": "def hvp(f, x, v):\n"

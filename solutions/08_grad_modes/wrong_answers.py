@@ -25,21 +25,45 @@ def _evaluate(*, eval_line: str = "    model.eval()\n", grad_block: str = "    w
             + f"    {ret}\n")
 
 
-def _jacobian(*, leaf: str = "x.detach().requires_grad_()", row: str | None = None,
-              stack: str = "torch.stack(rows)", empty: bool = True) -> str:
-    """The solution of jacobian_by_rows with one of its lines changed."""
-    row = row or "(r,) = torch.autograd.grad(flat[i], leaf, retain_graph=True)"
-    return ("def jacobian_by_rows(f, x):\n"
-            f"    leaf = {leaf}\n"
-            "    out = f(leaf)\n"
-            "    flat = out.reshape(-1)\n"
-            "    rows = []\n"
-            "    for i in range(flat.numel()):\n"
-            f"        {row}\n"
-            "        rows.append(r)\n"
-            "    shape = tuple(out.shape) + tuple(x.shape)\n"
-            + ("    if not rows:\n        return torch.zeros(shape, dtype=x.dtype)\n" if empty else "")
-            + f"    return {stack}.reshape(shape)\n")
+_FRESH = "        fresh = [t.detach().requires_grad_(t.requires_grad) for t in ctx.saved_tensors]\n"
+
+
+def _checkpoint(*, forward: str | None = None, backward: str | None = None) -> str:
+    """The solution of Checkpoint with its forward or backward body changed."""
+    forward = forward or ("        ctx.fn = fn\n"
+                          "        ctx.save_for_backward(*inputs)\n"
+                          "        return fn(*inputs)\n")
+    backward = backward or (_FRESH +
+                            "        with torch.enable_grad():\n"
+                            "            out = ctx.fn(*fresh)\n"
+                            "        torch.autograd.backward(out, grad)\n"
+                            "        return (None, *(t.grad for t in fresh))\n")
+    return ("class Checkpoint(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, fn, *inputs):\n" + forward +
+            "\n    @staticmethod\n"
+            "    def backward(ctx, grad):\n" + backward +
+            "\n\ndef checkpoint(fn, *inputs):\n"
+            "    return Checkpoint.apply(fn, *inputs)\n")
+
+
+def _fine_tune(*, freeze: str | None = None, params: str = "model[-1].parameters()", zero: bool = True,
+               record: str = "losses.append(loss.item())") -> str:
+    """The solution of fine_tune with one of its parts changed."""
+    freeze = freeze if freeze is not None else ("    for p in model[:-1].parameters():\n"
+                                                "        p.requires_grad_(False)\n")
+    return ("def fine_tune(model, loader, epochs, lr):\n"
+            + freeze +
+            f"    opt = torch.optim.SGD({params}, lr=lr)\n"
+            "    losses = []\n"
+            "    for _ in range(epochs):\n"
+            "        for x, y in loader:\n"
+            + ("            opt.zero_grad()\n" if zero else "") +
+            "            loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+            "            loss.backward()\n"
+            "            opt.step()\n"
+            f"            {record}\n"
+            "    return losses\n")
 
 
 MISTAKES = {
@@ -79,61 +103,88 @@ MISTAKES = {
          "message": "no zero_grad()",
          "code": _evaluate(eval_line="    model.eval()\n    model.zero_grad()\n")},
     ],
-    "jacobian_by_rows": [
-        {"kind": "shortcut", "why": "calls the library's functional.jacobian",
-         "message": "autograd_lab.autograd.functional.jacobian is switched off",
-         "code": "from autograd_lab.autograd.functional import jacobian\n\n\n"
-                 "def jacobian_by_rows(f, x):\n"
-                 "    return jacobian(f, x)\n"},
-        {"kind": "shortcut",
-         "why": "a vmap-like trick: one copy of x per row, every row in one backward pass",
-         "message": "one autograd.grad pass per element of y",
-         "code": "def jacobian_by_rows(f, x):\n"
-                 "    y0 = f(x.detach())\n"
-                 "    m = y0.numel()\n"
-                 "    copies = torch.stack([x.detach()] * m).requires_grad_()\n"
-                 "    picked = torch.stack([f(copies[i]).reshape(-1)[i] for i in range(m)])\n"
-                 "    (g,) = torch.autograd.grad(picked.sum(), copies)\n"
-                 "    return g.reshape(tuple(y0.shape) + tuple(x.shape))\n"},
-        {"kind": "shortcut", "why": "central finite differences instead of backward passes",
-         "message": "no finite differences",
-         "code": "def jacobian_by_rows(f, x):\n"
-                 "    eps = 1e-3\n"
-                 "    flat = x.detach().reshape(-1)\n"
-                 "    y0 = f(x.detach())\n"
-                 "    cols = []\n"
-                 "    for j in range(flat.numel()):\n"
-                 "        e = torch.zeros(flat.numel(), dtype=x.dtype)\n"
-                 "        e[j] = eps\n"
-                 "        up, down = f((flat + e).reshape(x.shape)), f((flat - e).reshape(x.shape))\n"
-                 "        cols.append(((up - down) / (2 * eps)).reshape(-1))\n"
-                 "    return torch.stack(cols, dim=1).reshape(tuple(y0.shape) + tuple(x.shape))\n"},
-        {"kind": "mistake", "why": "calls backward() per row and reads leaf.grad, which accumulates",
-         "message": "each row holds the sum of the rows before it",
-         "code": _jacobian(row="flat[i].backward(retain_graph=True)\n        r = leaf.grad.clone()")},
-        {"kind": "mistake", "why": "forgets retain_graph=True: the second pass finds the graph freed",
-         "message": "Specify retain_graph=True",
-         "code": _jacobian(row="(r,) = torch.autograd.grad(flat[i], leaf)")},
-        {"kind": "mistake", "why": "stacks the rows as columns: the transpose",
-         "message": "the columns of J laid out as rows",
-         "code": _jacobian(stack="torch.stack(rows, dim=1)")},
-        {"kind": "edge", "why": "stacks the rows without a case for an empty y (torch.stack of no rows)",
-         "message": "y has no elements",
-         "code": _jacobian(empty=False)},
-        {"kind": "structure", "why": "sets requires_grad on the caller's x instead of a fresh leaf",
-         "message": "do not change the caller's x",
-         "code": _jacobian(leaf="x.requires_grad_() if not x.requires_grad "
-                                "else x.detach().requires_grad_()")},
-        {"kind": "structure", "why": "keeps the graph of the rows (create_graph=True)",
-         "message": "return the Jacobian without a graph",
-         "code": _jacobian(row="(r,) = torch.autograd.grad(flat[i], leaf, retain_graph=True, "
-                               "create_graph=True)")},
-        {"kind": "type", "why": "collects the rows as NumPy arrays and returns an array",
-         "message": "expected an autograd_lab Tensor",
-         "code": "import numpy as np\n\n\n" + _jacobian(
-             row="r = torch.autograd.grad(flat[i], leaf, retain_graph=True)[0].numpy()",
-             stack="np.stack(rows)").replace(
-             "return torch.zeros(shape, dtype=x.dtype)", "return np.zeros(shape)")},
+    "checkpoint": [
+        {"kind": "shortcut", "why": "calls the library's torch.utils.checkpoint",
+         "message": "autograd_lab.utils.checkpoint.checkpoint is switched off",
+         "code": "def checkpoint(fn, *inputs):\n"
+                 "    return torch.utils.checkpoint.checkpoint(fn, *inputs, use_reentrant=True)\n"},
+        {"kind": "structure", "why": "no checkpointing at all: returns fn(*inputs), recorded as usual",
+         "message": "no graph inside fn is recorded",
+         "code": "def checkpoint(fn, *inputs):\n"
+                 "    return fn(*inputs)\n"},
+        {"kind": "structure", "why": "records fn in forward (enable_grad) and keeps its output for backward",
+         "message": "no graph inside fn is recorded",
+         "code": _checkpoint(forward="        with torch.enable_grad():\n"
+                                     "            ctx.out = fn(*inputs)\n"
+                                     "        ctx.save_for_backward(*inputs)\n"
+                                     "        return ctx.out.detach()\n",
+                             backward="        torch.autograd.backward(ctx.out, grad)\n"
+                                      "        return (None, *(None for _ in ctx.saved_tensors))\n")},
+        {"kind": "mistake", "why": "recomputes on the saved inputs themselves, not detached copies",
+         "message": "detach them first",
+         "code": _checkpoint(backward="        inputs = ctx.saved_tensors\n"
+                                      "        with torch.enable_grad():\n"
+                                      "            out = ctx.fn(*inputs)\n"
+                                      "        torch.autograd.backward(out, grad)\n"
+                                      "        return (None, *(t.grad for t in inputs))\n")},
+        {"kind": "mistake", "why": "uses autograd.grad for the inputs: fn's parameters get no .grad",
+         "message": "the parameters fn uses got no gradient",
+         "code": _checkpoint(backward=_FRESH +
+                                      "        with torch.enable_grad():\n"
+                                      "            out = ctx.fn(*fresh)\n"
+                                      "        grads = torch.autograd.grad(out, fresh, grad)\n"
+                                      "        return (None, *grads)\n")},
+        {"kind": "mistake", "why": "forgets torch.enable_grad() in backward: the rerun records nothing",
+         "message": "with torch.enable_grad()",
+         "code": _checkpoint(backward=_FRESH +
+                                      "        out = ctx.fn(*fresh)\n"
+                                      "        torch.autograd.backward(out, grad)\n"
+                                      "        return (None, *(t.grad for t in fresh))\n")},
+        {"kind": "edge", "why": "returns only the inputs' gradients, none for fn",
+         "message": "return None, then each fresh[i].grad",
+         "code": _checkpoint(backward=_FRESH +
+                                      "        with torch.enable_grad():\n"
+                                      "            out = ctx.fn(*fresh)\n"
+                                      "        torch.autograd.backward(out, grad)\n"
+                                      "        return tuple(t.grad for t in fresh)\n")},
+    ],
+    "round_ste": [
+        {"kind": "mistake", "why": "rounds: the gradient of round is 0",
+         "message": "the gradient of round itself",
+         "code": "def round_ste(x):\n    return x.round()\n"},
+        {"kind": "mistake", "why": "forgets the detach: x - (x - round(x)) is round(x), gradient 0 again",
+         "message": "the gradient of round itself",
+         "code": "def round_ste(x):\n    return x - (x - x.round())\n"},
+        {"kind": "structure", "why": "detaches the whole result: no gradient at all",
+         "message": "the result must stay connected to x",
+         "code": "def round_ste(x):\n    return (x + (x.round() - x)).detach()\n"},
+        {"kind": "mistake", "why": "adds the detached rounded value instead of the correction",
+         "message": "add the correction x.round() - x",
+         "code": "def round_ste(x):\n    return x + x.round().detach()\n"},
+        {"kind": "structure", "why": "rounds x in place through .data, then returns x",
+         "message": "change nothing in place",
+         "code": "def round_ste(x):\n    x.data = x.detach().round()\n    return x * 1\n"},
+    ],
+    "fine_tune": [
+        {"kind": "mistake", "why": "trains every parameter: nothing frozen",
+         "message": "freeze every parameter but the head's",
+         "code": _fine_tune(freeze="", params="model.parameters()")},
+        {"kind": "mistake", "why": "calls model.eval() to freeze the body",
+         "message": "model.eval() does not freeze anything",
+         "code": _fine_tune(freeze="    model.eval()\n", params="model.parameters()")},
+        {"kind": "structure", "why": "gives the optimizer the head only, but freezes nothing",
+         "message": "backward still computed the frozen parameters' gradients",
+         "code": _fine_tune(freeze="")},
+        {"kind": "mistake", "why": "freezes the head and trains the body",
+         "message": "freeze every parameter but the head's",
+         "code": _fine_tune(freeze="    for p in model[-1].parameters():\n        p.requires_grad_(False)\n",
+                            params="[p for p in model.parameters() if p.requires_grad]")},
+        {"kind": "mistake", "why": "forgets zero_grad: the head's gradients add up over the batches",
+         "message": "without zero_grad the gradients of the batches add up",
+         "code": _fine_tune(zero=False)},
+        {"kind": "type", "why": "keeps the loss tensors, not floats",
+         "message": "Python floats",
+         "code": _fine_tune(record="losses.append(loss.detach())")},
     ],
 }
 
@@ -173,35 +224,67 @@ ALTERNATIVES = {
         "            n += y.shape[0]\n"
         "    return total / n, right / n\n",
     ],
-    "jacobian_by_rows": [
-        # unit vectors as grad_outputs, as the notebook's example does
-        "def jacobian_by_rows(f, x):\n"
-        "    leaf = x.detach().requires_grad_()\n"
-        "    y = f(leaf)\n"
-        "    J = torch.zeros(y.numel(), x.numel(), dtype=x.dtype)\n"
-        "    for i in range(y.numel()):\n"
-        "        e = torch.zeros(y.numel(), dtype=y.dtype)\n"
-        "        e[i] = 1.0\n"
-        "        (g,) = torch.autograd.grad(y, leaf, grad_outputs=e.reshape(y.shape), retain_graph=True)\n"
-        "        J[i] = g.reshape(-1)\n"
-        "    return J.reshape(tuple(y.shape) + tuple(x.shape))\n",
-        # backward() into .grad, cleared before every row
-        "def jacobian_by_rows(f, x):\n"
-        "    leaf = x.detach().clone().requires_grad_(True)\n"
-        "    y = f(leaf).reshape(-1)\n"
-        "    rows = []\n"
-        "    for yi in y:\n"
-        "        leaf.grad = None\n"
-        "        yi.backward(retain_graph=True)\n"
-        "        rows.append(leaf.grad.detach().clone().reshape(-1))\n"
-        "    flat = torch.stack(rows) if rows else torch.zeros(0, x.numel(), dtype=x.dtype)\n"
-        "    return flat.reshape(tuple(f(x.detach()).shape) + tuple(x.shape))\n",
+    "checkpoint": [
+        # outputs that need no grad skipped, grads of inputs that need none as None, fn kept as an attribute
+        "class Checkpoint(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, fn, *inputs):\n"
+        "        ctx.run = fn\n"
+        "        ctx.save_for_backward(*inputs)\n"
+        "        with torch.no_grad():\n"
+        "            return fn(*inputs)\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad):\n"
+        "        copies = []\n"
+        "        for t in ctx.saved_tensors:\n"
+        "            c = t.detach()\n"
+        "            c.requires_grad = t.requires_grad\n"
+        "            copies.append(c)\n"
+        "        with torch.set_grad_enabled(True):\n"
+        "            y = ctx.run(*copies)\n"
+        "        y.backward(grad)\n"
+        "        return (None,) + tuple(c.grad if c.requires_grad else None for c in copies)\n"
+        "\n\n"
+        "def checkpoint(fn, *inputs):\n"
+        "    return Checkpoint.apply(fn, *inputs)\n",
+    ],
+    "round_ste": [
+        # the rounded value as a constant, the identity's gradient from x - x.detach()
+        "def round_ste(x):\n    return x.detach().round() + (x - x.detach())\n",
+        # a custom Function: round forward, the incoming gradient passed on unchanged
+        "class RoundSTE(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return torch.round(x)\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g\n"
+        "\n\n"
+        "def round_ste(x):\n    return RoundSTE.apply(x)\n",
+    ],
+    "fine_tune": [
+        # every parameter frozen, the head switched back on, the optimizer given all trainable ones
+        "def fine_tune(model, loader, epochs, lr):\n"
+        "    model.requires_grad_(False)\n"
+        "    model[-1].requires_grad_(True)\n"
+        "    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)\n"
+        "    out = []\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad(set_to_none=True)\n"
+        "            loss = torch.nn.CrossEntropyLoss()(model(x), y)\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "            out.append(float(loss))\n"
+        "    return out\n",
     ],
 }
 
 DESCRIPTION = (
     "evaluate calls model.eval() but not no_grad, so every forward pass builds a graph (the "
-    "Jacobian exercise is right)."
+    "other exercises are right)."
 )
 
 WRONG_ANSWERS = {"evaluate": MISTAKES["evaluate"][0]["code"]}
