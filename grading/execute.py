@@ -399,6 +399,8 @@ class SafeExecute(Execute):
             self._zero(nb, kind, why)
             return nb, resources
         passed = tamper.remove_canaries(nb, planted)
+        for cell in nb.cells:
+            _only_a_test_s_own_result(cell)
         for canary in passed:
             self.log.error("%s CANARY-PASSED %s", EVENT, canary.evidence())
         if passed:
@@ -413,10 +415,35 @@ class SafeExecute(Execute):
         return super().preprocess_cell(cell, resources, index)
 
 
+def _only_a_test_s_own_result(cell: NotebookNode) -> None:
+    """nbgrader scores a test cell by its FIRST result or error, and a result that is not a
+    number as full marks; one above the cell's points makes nbgrader fail the whole submission.
+    A test's own result (partial credit) is its last output, a number within the points; any
+    other result (sent by a kernel hook) is dropped, so the cell scores by its errors."""
+    meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
+    if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+        return
+    outs = cell.get("outputs", [])
+    results = [o for o in outs if o.get("output_type") == "execute_result"]
+    if not results:
+        return
+    keep = None
+    if len(results) == 1 and outs[-1] is results[0]:
+        text = (results[0].get("data") or {}).get("text/plain", "")
+        try:
+            value = float("".join(text) if isinstance(text, list) else text)
+            if 0 <= value <= float(meta.get("points", 0)):
+                keep = results[0]
+        except ValueError:
+            pass
+    cell.outputs = [o for o in outs if o.get("output_type") != "execute_result" or o is keep]
+
+
 def canary_failed(cell: NotebookNode) -> bool:
     """As nbgrader scores a test cell: does this (canary) cell lose its points?"""
     probe = copy.deepcopy(cell)
     probe.metadata["nbgrader"] = {"grade": True, "solution": False, "points": 1,
                                   "grade_id": "canary"}
+    _only_a_test_s_own_result(probe)
     score, _ = determine_grade(probe)
     return score is not None and score < 1

@@ -194,8 +194,8 @@ def load_verified(path: str, _name: str = "") -> dict[str, list[str]]:
         return {}
     try:
         with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
+            return json.load(f).get("verified", {})
+    except (OSError, ValueError, AttributeError):
         return {}
 
 
