@@ -350,9 +350,16 @@ class SafeExecute(Execute):
                 f"({(cell_cap if cap == 'cell' else nb_cap) // 1024} KiB); the rest was "
                 "dropped]\n")))
             self.log.warning("%s OUTPUT-CUT cell=#%d (%s limit)", EVENT, cell_index, cap)
-        if size <= room + 200:
-            self._cell_output[cell_index] = used + size
         return None
+
+    def _update_display_id(self, display_id: str, msg: dict) -> None:
+        # An update replaces an earlier output's data wherever it is shown: capped as well.
+        data = msg.get("content", {}).get("data") or {}
+        if _output_size({"data": data}) > self.max_cell_output_kb * 1024:
+            msg["content"]["data"] = {"text/plain": "[grading: an update larger than a cell may "
+                                                    "keep was dropped]"}
+            msg["content"]["metadata"] = {}
+        super()._update_display_id(display_id, msg)
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -391,6 +398,10 @@ class SafeExecute(Execute):
                     + (died_of or "os._exit, a crash, or it ran out of memory")
                     + "), so the notebook scores zero. Make it run top to bottom with Restart & "
                     "Run All, then submit again.")
+            elif "IOPub" in str(e):
+                kind, why = "KERNEL-UNRESPONSIVE", (
+                    "The kernel's outputs stopped arriving (an output too large to receive, or "
+                    "an endless stream), so the notebook scores zero. Print less.")
             else:
                 kind, why = "KERNEL-UNRESPONSIVE", (
                     f"A cell ran longer than {self.timeout} s and the kernel did not stop when "

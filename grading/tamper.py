@@ -8,13 +8,14 @@ kernel's word. Two checks do not take it:
 perturbed (a literal argument of a top-level check changed: ``assert square(-5) == 25`` becomes
 ``... == 26``), preferably in the hidden tests, so that its source differs from the real test
 in one value the learner does not know. Every correct notebook fails it: each candidate is first
-run against the instructor's solution (:func:`verify`, once per test cell's source, cached), and
-only those that fail there (while the real test passes) are used. At grading, up to two canaries
-are put right before or right after their real test (chosen at random) and run like any cell;
-afterwards they are taken out of the notebook. A kernel in which a canary "passes" is lying
-about its tests: the notebook scores zero and the evidence goes to the instructor. A notebook
-with no verified candidate gets a canary that is the real test followed by a failing ``assert``
-(catches every generic tampering, but a kernel that reads its cells can recognise it).
+run against the instructor's solution, right before or right after its test (at random), and
+kept only if it failed there while every real test passed (:func:`verify`, once per version of
+the notebook, cached). At grading, two verified canaries are put where they were verified and
+run like any cell; afterwards they are taken out of the notebook. A kernel in which a canary
+"passes" is lying about its tests: the notebook scores zero and the evidence goes to the
+instructor. A notebook with no verified candidate gets a standalone failing check through the
+tests' helpers instead (catches every generic tampering, but a kernel that reads its cells can
+recognise it).
 
 What canaries cannot do: a kernel written to recognise canaries (compare each cell with the
 released notebook, and run twins honestly) can still tell a pair apart half of the time per
@@ -141,47 +142,61 @@ def candidates(source: str, rng: random.Random, limit: int = CANDIDATES_PER_TEST
     return out
 
 
-def fallback_canary(source: str, rng: random.Random) -> str:
-    """The real test, then a check that always fails (when no candidate was verified)."""
+def fallback_canary(rng: random.Random) -> str:
+    """A check that always fails, through the tests' helpers (when no candidate was verified):
+    it runs none of the test's code, so it changes nothing for the cells after it."""
     a = rng.randrange(2, 10**6)
-    return f"{source.rstrip()}\nassert {a} == {a + rng.randrange(1, 99)}, 'the values differ'\n"
+    return ("from autograd_lab.testing import expect_equal\n\n"
+            f"expect_equal({a}, {a + rng.randrange(1, 99)}, what='the result', "
+            "hint='compare the values')\n")
 
 
 # --- verifying candidates against the instructor's solution ---------------------------------
 
-def verify(solution_nb: NotebookNode, run, rng: random.Random | None = None) -> dict[str, list[str]]:
-    """{source_key(test source): [canary sources that the solution fails]}.
+def verify(solution_nb: NotebookNode, run, rng: random.Random | None = None) -> dict[str, list]:
+    """{source_key(test source): [{"source": canary, "before": placed before its test}]}: the
+    candidates that the solution fails, where they were placed (at random).
 
     `run(nb)` executes a notebook and returns it with its outputs (grading.worker runs it in the
     sandbox). Up to TESTS_VERIFIED_PER_NOTEBOOK test cells, CANDIDATES_PER_TEST candidates each,
-    are put right after their test in one run; a candidate is kept if it failed while its real
-    test passed."""
+    are put right before or right after their test in one run; a candidate is kept if it failed
+    while every real test passed (so it also left the cells after it as they were)."""
     from .execute import canary_failed
 
     rng = rng or random.Random()
     nb = copy.deepcopy(solution_nb)
     tests = [c for c in nb.cells if _is_test(c)]
     rng.shuffle(tests)
-    planned: list[tuple[NotebookNode, NotebookNode]] = []
+    planned: list[tuple[NotebookNode, NotebookNode, bool]] = []  # (test, canary, before it)
     for test in tests:
-        if len({id(t) for t, _ in planned}) >= TESTS_VERIFIED_PER_NOTEBOOK:
+        if len({id(t) for t, _, _ in planned}) >= TESTS_VERIFIED_PER_NOTEBOOK:
             break
         for text in candidates(test.source, rng):
-            planned.append((test, _plain_cell(text)))
+            planned.append((test, _plain_cell(text), rng.random() < 0.5))
     cells = []
     for cell in nb.cells:
+        cells += [c for t, c, before in planned if t is cell and before]
         cells.append(cell)
-        cells += [c for t, c in planned if t is cell]
+        cells += [c for t, c, before in planned if t is cell and not before]
     nb.cells = cells
     out = run(nb)
-    verified: dict[str, list[str]] = {}
+    if any(c.get("outputs") and _zeroed(c) for c in out.cells):
+        return {}  # the solution's kernel died or hung: nothing is verified
+    verified: dict[str, list[dict]] = {}
     by_id = {id(c): i for i, c in enumerate(nb.cells)}
     executed = out.cells
-    for test, canary in planned:
+    all_pass = all(not canary_failed(c) for c in executed if _is_test(c))
+    for test, canary, before in planned:
         real, twin = executed[by_id[id(test)]], executed[by_id[id(canary)]]
-        if not canary_failed(real) and canary_failed(twin):
-            verified.setdefault(source_key(test.source), []).append(canary.source)
+        if all_pass and not canary_failed(real) and canary_failed(twin):
+            verified.setdefault(source_key(test.source), []).append(
+                {"source": canary.source, "before": before})
     return verified
+
+
+def _zeroed(cell: NotebookNode) -> bool:
+    return any(o.get("ename") in ("KERNEL-DIED", "KERNEL-UNRESPONSIVE")
+               for o in cell.get("outputs", []))
 
 
 def _plain_cell(source: str) -> NotebookNode:
@@ -189,7 +204,7 @@ def _plain_cell(source: str) -> NotebookNode:
                         execution_count=None, id=f"{random.getrandbits(64):016x}"[:8])
 
 
-def load_verified(path: str, _name: str = "") -> dict[str, list[str]]:
+def load_verified(path: str, _name: str = "") -> dict[str, list[dict]]:
     if not path or not os.path.exists(path):
         return {}
     try:
@@ -218,7 +233,7 @@ class Planted:
                 f"expectation reported success ({shown}); it starts {first!r}")
 
 
-def plant_canaries(nb: NotebookNode, verified: dict[str, list[str]], k: int,
+def plant_canaries(nb: NotebookNode, verified: dict[str, list[dict]], k: int,
                    rng: random.Random | None = None) -> list[Planted]:
     """Put up to `k` canaries right before or after their real test cells (in place)."""
     rng = rng or random.SystemRandom()
@@ -227,22 +242,23 @@ def plant_canaries(nb: NotebookNode, verified: dict[str, list[str]], k: int,
         return []
     usable = [(t, verified[source_key(t.source)]) for t in tests
               if verified.get(source_key(t.source))]
-    planted = []
+    planted: list[tuple[NotebookNode, Planted, bool]] = []
     if usable:
-        for test, sources in rng.sample(usable, min(k, len(usable))):
-            planted.append((test, Planted(_plain_cell(rng.choice(sources)), _grade_id(test),
-                                          "perturbed")))
+        for test, entries in rng.sample(usable, min(k, len(usable))):
+            entry = rng.choice(entries)
+            planted.append((test, Planted(_plain_cell(entry["source"]), _grade_id(test),
+                                          "perturbed"), bool(entry.get("before"))))
     else:
         test = rng.choice(tests)
-        planted.append((test, Planted(_plain_cell(fallback_canary(test.source, rng)),
-                                      _grade_id(test), "fallback")))
+        planted.append((test, Planted(_plain_cell(fallback_canary(rng)), _grade_id(test),
+                                      "fallback"), False))
     cells = []
-    for cell in nb.cells:
-        mine = [p for t, p in planted if t is cell]
-        before = [p.cell for p in mine if rng.random() < 0.5]
-        cells += [*before, cell, *[p.cell for p in mine if p.cell not in before]]
+    for cell in nb.cells:  # where it was verified: right before or right after its test
+        cells += [p.cell for t, p, before in planted if t is cell and before]
+        cells.append(cell)
+        cells += [p.cell for t, p, before in planted if t is cell and not before]
     nb.cells = cells
-    return [p for _, p in planted]
+    return [p for _, p, _ in planted]
 
 
 def remove_canaries(nb: NotebookNode, planted: list[Planted]) -> list[Planted]:

@@ -82,7 +82,7 @@ class Attack:
     # zero: earns no point; tampered: a canary caught it; flagged: the static scan lists it;
     # full: scores full marks all the same; graded: the run graded it (any score);
     # no-leak: prints no LEAK line; died: its kernel died (scores zero)
-    user: bool = True  # also in the ordinary user's run
+    user: bool = False  # also in the ordinary user's run (where isolation and limits differ)
 
     def answers(self) -> dict[str, str]:
         base = GOOD if self.honest else BLANK
@@ -96,7 +96,7 @@ POINTS = [
            "import ast\nclass Blank(ast.NodeTransformer):\n"
            "    def visit_Module(self, node):\n        node.body = []\n        return node\n"
            "get_ipython().ast_transformers.append(Blank())",
-           expect={"zero", "tampered", "flagged"}),
+           expect={"zero", "tampered", "flagged"}, user=True),
     Attack("input-transformer-blanks-cells", "points",
            "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])",
            expect={"zero", "tampered", "flagged"}),
@@ -172,7 +172,7 @@ POINTS = [
            "for _n in ('expect_equal', 'expect_close', 'expect_type', 'expect_raises'):\n"
            "    setattr(t, _n, lambda *a, **k: None)\n"
            "t.call = lambda fn, *a, **k: None",
-           expect={"zero", "tampered", "flagged"}),
+           expect={"zero", "tampered", "flagged"}, user=True),
     Attack("testing-module-replaced-in-sys-modules", "points",
            "import sys, types\nfake = types.ModuleType('autograd_lab.testing')\n"
            "fake.__getattr__ = lambda name: (lambda *a, **k: None)\n"
@@ -377,6 +377,13 @@ HARM = [
            "png = base64.b64encode(b'x' * 2**20).decode()\n"
            "for i in range(40):\n    display({'image/png': png}, raw=True)",
            honest=True, expect={"full"}),
+    Attack("updates-displays-to-10-mib", "harm",
+           "from IPython.display import display, update_display\n"
+           "for i in range(8):\n"
+           "    display({'text/plain': 'small'}, raw=True, display_id=f'd{i}')\n"
+           "for i in range(8):\n"
+           "    update_display({'text/plain': 'u' * (10 * 2**20)}, raw=True, display_id=f'd{i}')",
+           honest=True, expect={"full"}),
     Attack("writes-20-mib-to-its-own-stderr-fd", "harm",
            "import os\nfor i in range(20):\n    os.write(2, b'z' * 2**20)",
            honest=True, expect={"full"}),
@@ -405,6 +412,8 @@ FEEDBACK = [
            honest=True, expect={"full"}),
 ]
 
+for _a in SECRETS + HARM + FEEDBACK:
+    _a.user = True
 ATTACKS = POINTS + SECRETS + HARM + FEEDBACK
 MARKDOWN_ATTACK = ("<script>window.PWNED=8</script><img src=z onerror=\"window.PWNED=9\">"
                    "<a href=\"javascript:alert(10)\">x</a> Because.")

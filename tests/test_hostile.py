@@ -50,7 +50,7 @@ NOTEBOOK_CAP = 4 * 2**20  # an autograded notebook of this assignment stays belo
 FEEDBACK_CAP = 8 * 2**20  # and its feedback page (MathJax is ~2 MB of it)
 FEEDBACK_FOR = ["honest", "script-and-handlers-in-outputs", "script-in-written-answer",
                 "prints-20-mib", "displays-one-40-mib-output", "displays-many-images",
-                "writes-20-mib-to-its-own-stderr-fd"]
+                "writes-20-mib-to-its-own-stderr-fd", "updates-displays-to-10-mib"]
 
 
 def _skip_reason() -> str | None:
@@ -124,7 +124,8 @@ def build(root: Path, as_user: str | None, enter: list[str]) -> dict:
     tmp = root / "tmp"  # the grader's own temporary files (the kernels' staging folders)
     tmp.mkdir()
     env = {**os.environ, hostile.ENV_SECRET: "instructor-secret-1234",
-           "HOSTILE_PORT": str(listener.getsockname()[1]), "HOME": str(home), "TMPDIR": str(tmp)}
+           "HOSTILE_PORT": str(listener.getsockname()[1]), "HOME": str(home), "TMPDIR": str(tmp),
+           "PYTHONPATH": str(REPO)}  # entering a mount namespace puts the cwd at /
     if as_user:
         subprocess.run(["chown", "-R", as_user, str(root)], check=True)
     out = {"root": str(root), "runs": {}, "user": as_user}
@@ -370,7 +371,8 @@ def test_nothing_of_a_submission_survives_its_grading(run):
 # --- bounded output -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("student", ["prints-20-mib", "displays-one-40-mib-output",
-                                     "displays-many-images", "writes-20-mib-to-its-own-stderr-fd"])
+                                     "displays-many-images", "writes-20-mib-to-its-own-stderr-fd",
+                                     "updates-displays-to-10-mib"])
 def test_output_is_bounded(run, student):
     root = Path(run["root"])
     graded = root / "autograded" / student / ASSIGNMENT / NB
