@@ -64,6 +64,10 @@ class SandboxKernelManager(AsyncKernelManager):
         "(for debugging only).",
     ).tag(config=True)
     memory_limit_mb = Integer(6144, help="Memory of the whole sandbox, MiB.").tag(config=True)
+    process_memory_limit_mb = Integer(
+        0, help="Address space of each process, MiB (0: memory_limit_mb); beyond it an "
+        "allocation raises MemoryError in the learner's cell."
+    ).tag(config=True)
     tasks_limit = Integer(256, help="Processes and threads of the sandbox.").tag(config=True)
     file_size_limit_mb = Integer(256, help="Largest file a kernel may write, MiB.").tag(config=True)
     disk_limit_mb = Integer(
@@ -97,7 +101,9 @@ class SandboxKernelManager(AsyncKernelManager):
 
     @property
     def limits(self) -> sandbox.Limits:
-        return sandbox.Limits(memory_mb=self.memory_limit_mb, tasks=self.tasks_limit,
+        return sandbox.Limits(memory_mb=self.memory_limit_mb,
+                              process_mb=self.process_memory_limit_mb or self.memory_limit_mb,
+                              tasks=self.tasks_limit,
                               file_mb=self.file_size_limit_mb, disk_mb=self.disk_limit_mb,
                               cpu_seconds=self.cpu_time_limit, cpus=self.cpus)
 
@@ -122,7 +128,7 @@ class SandboxKernelManager(AsyncKernelManager):
 
     def _rlimits(self) -> dict[str, int]:
         lim = self.limits
-        return {"AS": lim.memory_mb * 2**20, "NPROC": lim.tasks, "FSIZE": lim.file_mb * 2**20,
+        return {"AS": lim.process_mb * 2**20, "NPROC": lim.tasks, "FSIZE": lim.file_mb * 2**20,
                 "CPU": lim.cpu_seconds, "CORE": 0}
 
     def _pythonpath_and_binds(self) -> tuple[list[str], list[str]]:

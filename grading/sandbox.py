@@ -73,7 +73,8 @@ PR_SET_PDEATHSIG = 1
 class Limits:
     """What one sandbox (a kernel and every process it starts) may use."""
 
-    memory_mb: int = 6144  # the whole sandbox: cgroup, else the watchdog; also per process (AS)
+    memory_mb: int = 6144  # the whole sandbox: cgroup, else the watchdog
+    process_mb: int = 6144  # each process's address space (RLIMIT_AS): a MemoryError beyond
     tasks: int = 256  # processes and threads together
     file_mb: int = 256  # the largest file it may write (RLIMIT_FSIZE)
     disk_mb: int = 512  # each writable folder (home, /tmp, /dev/shm; tmpfs, in memory)
@@ -335,8 +336,9 @@ def guarantees(limits: Limits | None = None) -> tuple[str, list[str], list[str]]
                       f"{limits.cpus:g} core(s) for the whole sandbox (a cgroup)")
     else:
         weak.append(
-            f"no cgroup can be made here as {who}: memory is limited to {limits.memory_mb} MiB "
-            "per process and, for the whole sandbox, by a watchdog that polls every "
+            f"no cgroup can be made here as {who}: memory is limited to {limits.process_mb} MiB "
+            f"per process and to {limits.memory_mb} MiB for the whole sandbox by a watchdog that "
+            "polls every "
             f"{MemoryWatchdog.interval * 1000:.0f} ms (a faster burst is not caught in between); "
             "CPU is not shared out between sandboxes (a CPU hog slows a neighbour, which the "
             "per-cell timeout bounds)")

@@ -83,10 +83,14 @@ class Attack:
     # full: scores full marks all the same; graded: the run graded it (any score);
     # no-leak: prints no LEAK line; died: its kernel died (scores zero)
     user: bool = False  # also in the ordinary user's run (where isolation and limits differ)
+    later: dict[str, str] = field(default_factory=dict)  # code in front of other answer cells
 
     def answers(self) -> dict[str, str]:
         base = GOOD if self.honest else BLANK
-        return {**base, "double": self.code + "\n\n" + base["double"]}
+        out = {**base, "double": self.code + "\n\n" + base["double"]}
+        for k, code in self.later.items():
+            out[k] = code + "\n\n" + base[k]
+        return out
 
 
 _ALWAYS = "class Anything:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
@@ -306,20 +310,33 @@ SECRETS = [
 
 HARM = [
     Attack("forked-children-exceed-memory", "harm",
-           # 3 children hold 700 MiB each at once (against 1536 MiB for the sandbox)
-           "import os, select\nready_r, ready_w = os.pipe()\ngo_r, go_w = os.pipe()\nkids = []\n"
+           # 3 children hold 600 MiB each at once, against 1024 MiB for the whole sandbox; the
+           # kernel's OOM killer takes seconds here, so the parent waits in two later cells
+           "import os, time\nkids = []\n"
            "for i in range(3):\n"
            "    pid = os.fork()\n"
            "    if pid == 0:\n"
-           "        b = bytearray(700 * 2**20)\n"
-           "        os.write(ready_w, b'1')\n        os.read(go_r, 1)\n        os._exit(0)\n"
+           "        try:\n"
+           "            b = bytearray(600 * 2**20)\n"
+           "            b[::4096] = b'\\1' * len(range(0, len(b), 4096))\n"
+           "            time.sleep(1.5)\n"
+           "        finally:\n            os._exit(0)\n"
            "    kids.append(pid)\n"
-           "held = 0\n"
-           "while held < 3 and select.select([ready_r], [], [], 2)[0]:\n"
-           "    held += len(os.read(ready_r, 3))\n"
-           "os.write(go_w, b'xxx')\n"
-           "kept = sum(os.waitpid(k, 0)[1] == 0 for k in kids)\n"
-           "print('EVIDENCE children that kept 700 MiB:', kept)",
+           "status = {}\n"
+           "def wait_kids(seconds):\n"
+           "    deadline = time.monotonic() + seconds\n"
+           "    while len(status) < 3 and time.monotonic() < deadline:\n"
+           "        for k in kids:\n"
+           "            if k not in status:\n"
+           "                pid, st = os.waitpid(k, os.WNOHANG)\n"
+           "                if pid:\n                    status[k] = st\n"
+           "        time.sleep(0.05)",
+           later={"row_means": "wait_kids(3)",
+                  "scaled": "wait_kids(3)\n"
+                            "print('EVIDENCE children that kept 600 MiB:',\n"
+                            "      sum(st == 0 for st in status.values()), 'killed:',\n"
+                            "      sum(st != 0 for st in status.values()), 'running:',\n"
+                            "      3 - len(status))"},
            honest=True, expect={"graded"}),
     Attack("one-huge-allocation", "harm",
            "try:\n    b = bytearray(64 * 2**30)\n    print('LEAK allocated 64 GiB')\n"
@@ -340,13 +357,16 @@ HARM = [
            "for i in range(3):\n"
            "    subprocess.Popen([sys.executable, '-c', 'while True: pass', "
            f"'{MARK}'], start_new_session=True)\n"
-           f"subprocess.Popen(['sleep', '1000', '{MARK}'], start_new_session=True)",
+           "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)', "
+           f"'{MARK}'], start_new_session=True)",
            honest=True, expect={"full"}),
     Attack("double-fork-daemon", "harm",
            "import os, time\n"
            "if os.fork() == 0:\n    os.setsid()\n"
            "    if os.fork() == 0:\n"
-           f"        os.execvp('sleep', ['sleep', '1000', '{MARK}'])\n"
+           "        import sys\n"
+           "        os.execv(sys.executable, [sys.executable, '-c', 'import time; "
+           f"time.sleep(1000)', '{MARK}'])\n"
            "    os._exit(0)\n"
            "time.sleep(0.2)",
            honest=True, expect={"full"}),
@@ -404,7 +424,8 @@ FEEDBACK = [
     Attack("script-and-handlers-in-outputs", "feedback",
            "from IPython.display import display, HTML, Javascript, SVG, Markdown\n"
            "display(HTML('<b>bold</b><script>window.PWNED=1</script>'\n"
-           "             '<img src=x onerror=\"window.PWNED=2\"><a href=\"javascript:alert(3)\">l</a>'))\n"
+           "             '<img src=x onerror=\"window.PWNED=2\">'\n"
+           "             '<a href=\"javascript:window.PWNED=3\">l</a>'))\n"
            "display(Javascript('window.PWNED = 4'))\n"
            "display(SVG('<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"window.PWNED=5\">'\n"
            "            '<script>window.PWNED=6</script><rect width=\"1\" height=\"1\"/></svg>'))\n"
@@ -416,4 +437,4 @@ for _a in SECRETS + HARM + FEEDBACK:
     _a.user = True
 ATTACKS = POINTS + SECRETS + HARM + FEEDBACK
 MARKDOWN_ATTACK = ("<script>window.PWNED=8</script><img src=z onerror=\"window.PWNED=9\">"
-                   "<a href=\"javascript:alert(10)\">x</a> Because.")
+                   "<a href=\"javascript:window.PWNED=10\">x</a> Because.")
