@@ -96,7 +96,9 @@ from grading import feedback  # noqa: E402
 
 c.GenerateFeedback.exporter_class = feedback.FeedbackExporter
 # Feedback pages and Formgrader (both nbconvert's HTMLExporter) leave out students' JavaScript
-# and widgets and pass their HTML and Markdown through grading/sanitize.py's cleaner.
+# and widgets and pass their HTML outputs and Markdown cells through grading/sanitize.py's
+# cleaner (nh3).
 c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.filters = {"clean_html": "grading.sanitize.clean_html"}
+c.HTMLExporter.preprocessors = ["grading.sanitize.SanitizeMarkdown"]
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, feedback.FeedbackScores]

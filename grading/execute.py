@@ -92,6 +92,7 @@ class SandboxKernelManager(AsyncKernelManager):
         32, help="A kernel message larger than this is refused (by ZeroMQ, unread)."
     ).tag(config=True)
 
+    _use_sandbox = False
     _staging: str | None = None
     _cgroup: sandbox.Cgroup | None = None
     _watchdog: sandbox.MemoryWatchdog | None = None

@@ -9,11 +9,12 @@ the server). Two layers, both with ``nh3`` (PyPI; the Rust sanitizer ammonia):
 * :class:`SanitizeOutputs`, an autograde preprocessor (``nbgrader_config.py``): the autograded
   notebook stored on disk has its HTML, Markdown and SVG outputs cleaned, its JavaScript and
   widget outputs (and widget state) removed, each replaced by a note;
-* :func:`clean_html`, nbconvert's ``clean_html`` filter replaced: with
-  ``HTMLExporter.sanitize_html`` on (``nbgrader_config.py``), the feedback pages and Formgrader
-  pass every Markdown cell (a written answer) and HTML output through it, and leave out
-  JavaScript and widgets. nbconvert's own cleaner (bleach with a minimal list of tags) would also
-  remove headings, paragraphs and images; this one keeps them.
+* when a notebook is shown, by the feedback pages and Formgrader (``nbgrader_config.py``):
+  ``HTMLExporter.sanitize_html`` leaves out JavaScript and widgets and passes HTML outputs
+  through :func:`clean_html` (in place of nbconvert's own cleaner, bleach with a minimal list of
+  tags, which would also remove headings, paragraphs and images), and :class:`SanitizeMarkdown`
+  cleans Markdown cells with raw HTML (a written answer), which nbgrader's templates render
+  without cleaning.
 """
 
 from __future__ import annotations
@@ -93,6 +94,24 @@ def sanitize_output(out: NotebookNode) -> NotebookNode:
     if not data:
         data["text/plain"] = "[removed]"
     return out
+
+
+class SanitizeMarkdown(Preprocessor):
+    """Before a notebook is shown (feedback, Formgrader: ``HTMLExporter.preprocessors``), each
+    Markdown cell with raw HTML in it (a written answer with ``<script>``) is replaced by its
+    rendering, cleaned: nbgrader's templates render Markdown cells without nbconvert's cleaning,
+    and HTML in Markdown is passed through as it is. Cells without ``<`` are left as they are."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and "<" in cell.source:
+                html = clean_html(markdown2html_mistune(cell.source))
+                cell.source = html.replace("\n\n", "\n")  # one raw HTML block
+        return nb, resources
 
 
 class SanitizeOutputs(Preprocessor):

@@ -413,10 +413,32 @@ SCRIPTED = ["script-and-handlers-in-outputs", "script-in-written-answer"]
 
 
 def _inert(html: str) -> list[str]:
-    """What of the attacks' payloads (each sets window.PWNED) could still run in this page."""
-    return (re.findall(r"<script[^>]*>[^<]*PWNED[^<]*", html)
-            + re.findall(r"\son\w+\s*=\s*[\"']?[^\"'>]*PWNED", html)
-            + re.findall(r"javascript:[^\"'>]*PWNED", html))
+    """What of the attacks' payloads (each sets window.PWNED) could still run in this page: a
+    script element, an event handler or a javascript: URL that holds one (as text, escaped in a
+    code listing, they are harmless)."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Finder(HTMLParser):
+        in_script = False
+
+        def handle_starttag(self, tag, attrs):
+            self.in_script = tag == "script"
+            for name, value in attrs:
+                value = value or ""
+                if "PWNED" in value and (name.startswith("on") or "javascript:" in value):
+                    found.append(f"<{tag} {name}={value!r}>")
+
+        def handle_endtag(self, tag):
+            self.in_script = False
+
+        def handle_data(self, data):
+            if self.in_script and "PWNED" in data:
+                found.append(f"<script>{data[:80]}")
+
+    Finder().feed(html)
+    return found
 
 
 @pytest.mark.parametrize("student", SCRIPTED)
@@ -440,12 +462,15 @@ def test_formgrader_shows_the_submission_inert(as_root, student):
     config.HTMLExporter.template_name = "formgrade"
     config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
     exporter = HTMLExporter(config=config)
+    resources = {"assignment_id": ASSIGNMENT, "notebook_id": ASSIGNMENT, "submission_id": "s",
+                 "index": 0, "total": 1, "base_url": "", "student": student, "last_name": "",
+                 "first_name": "", "notebook_path": "/x.ipynb"}  # as formgrader's handler
     html, _ = exporter.from_filename(str(root / "autograded" / student / ASSIGNMENT / NB),
-                                     resources={"base_url": "/", "mathjax_url": "",
-                                                "notebook_id": ASSIGNMENT})
+                                     resources=resources)
     assert not _inert(html), _inert(html)
-    nb = (root / "autograded" / student / ASSIGNMENT / NB).read_text()
-    assert "window.PWNED" not in nb or student == SCRIPTED[1], "outputs sanitized on disk"
+    nb = nbformat.read(root / "autograded" / student / ASSIGNMENT / NB, 4)
+    stored = json.dumps([c.get("outputs", []) for c in nb.cells])
+    assert "PWNED" not in stored, "the outputs stored in the autograded notebook are clean"
 
 
 def test_the_user_exists_no_more(as_user):
