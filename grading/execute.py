@@ -166,8 +166,11 @@ class SandboxKernelManager(AsyncKernelManager):
             os.chmod(path, 0o644)  # readable by the kernel's user; the folder is private
         # The assignment's data files (never notebooks), bound read-only into the work folder.
         src = kw.get("cwd") or os.getcwd()
+        # A link is never followed: bwrap would resolve it on the machine, with the grader's
+        # rights (links inside a bound folder resolve inside the sandbox, where little exists).
         data = [(os.path.join(src, n), n) for n in sorted(os.listdir(src))
-                if not n.startswith(".") and not n.endswith(".ipynb")]
+                if not n.startswith(".") and not n.endswith(".ipynb")
+                and not os.path.islink(os.path.join(src, n))]
         pythonpath, binds = self._pythonpath_and_binds()
         env = sandbox.kernel_environment(pythonpath, dict(kw.get("env") or os.environ))
         info_r, info_w = os.pipe()
@@ -414,6 +417,9 @@ class SafeExecute(Execute):
                     f"A cell ran longer than {self.timeout} s and the kernel did not stop when "
                     "interrupted, so the notebook scores zero. Look for an endless loop.")
             self.log.error("%s %s %s", EVENT, kind, why)
+            said = getattr(self.km, "stderr_text", "")
+            if said:
+                self.log.info("the kernel's last words (stderr):\n%s", said[-2000:])
             self._zero(nb, kind, why)
             return nb, resources
         passed = tamper.remove_canaries(nb, planted)
