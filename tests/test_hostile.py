@@ -338,7 +338,7 @@ def test_canaries_were_verified_against_the_solution(run):
     assert sum(len(v) for v in verified.values()) >= 3, record
 
 
-def test_forked_children_never_hold_more_than_the_limit(run):
+def test_forked_children_never_hold_beyond_the_limit(run):
     rep = report(run)["forked-children-exceed-memory"]
     text = outputs(run, "forked-children-exceed-memory")
     died = any(e.startswith("KERNEL-DIED") for e in rep["events"])
@@ -473,6 +473,6 @@ def test_formgrader_shows_the_submission_inert(as_root, student):
     assert "PWNED" not in stored, "the outputs stored in the autograded notebook are clean"
 
 
-def test_the_user_exists_no_more(as_user):
+def test_the_user_is_removed_afterwards(as_user):
     with pytest.raises(KeyError):
         pwd.getpwnam(USER)
