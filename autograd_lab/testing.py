@@ -16,6 +16,8 @@ notebook defined, which a learner's cell could have replaced)::
   checks on *how* a result was made, where the result alone cannot tell.
 * ``random_graph``: a random backward graph to run graph code on (shared subexpressions,
   broadcasting, leaves that need no grad).
+* ``expect_function``, ``numerical_vjp``: a learner's ``autograd.Function`` checked from the
+  outside, its ``backward`` called directly and compared with central differences.
 
 This module is not PyTorch's ``torch.testing``; it holds no exercise's solution. How to write
 tests with it: ``docs/exercise-authoring.md``.
@@ -38,6 +40,7 @@ from typing import Any, NoReturn
 # learner code runs), so that replacing ``numpy.allclose`` or ``numpy.asarray`` later does not
 # change what the checks compute.
 from numpy import abs as _np_abs
+from numpy import array as _array
 from numpy import array2string as _array2string
 from numpy import asarray as _asarray
 from numpy import dtype as _np_dtype
@@ -47,14 +50,16 @@ from numpy import generic as _np_generic
 from numpy import isfinite as _isfinite
 from numpy import isnan as _isnan
 from numpy import ndarray as _ndarray
+from numpy import ndindex as _ndindex
 from numpy import shares_memory as _shares_memory
 from numpy import unravel_index as _unravel_index
+from numpy import zeros as _zeros
 from numpy.random import default_rng as _default_rng
 
 __all__ = [
     "Call", "ForbiddenCall", "HookWatch", "Spy", "call", "describe", "expect_close", "expect_equal",
-    "expect_not_alias", "expect_raises", "expect_type", "expect_written_out", "fail", "forbid",
-    "graph_freed", "random_graph", "show", "spy", "watch_hooks",
+    "expect_function", "expect_not_alias", "expect_raises", "expect_type", "expect_written_out", "fail",
+    "forbid", "graph_freed", "numerical_vjp", "random_graph", "show", "spy", "watch_hooks",
 ]
 
 _MAX_SHOWN = 240
@@ -72,6 +77,9 @@ def show(x: Any) -> str:
     if type(x) is _ndarray:
         body = _array2string(x, precision=4, separator=", ")
         text = f"array({body}, dtype={x.dtype})"
+    elif type(x) in (set, frozenset) and x:  # sorted: the same message in every process
+        body = "{" + ", ".join(sorted(map(repr, x))) + "}"
+        text = body if type(x) is set else f"frozenset({body})"
     else:
         try:
             text = repr(x)
@@ -280,13 +288,19 @@ def call(fn: Callable, *args: Any, hint: str = "", **kwargs: Any) -> Any:
 
     A :class:`ForbiddenCall` passes unchanged (its message already says what to do).
     """
+    return _labelled_call(None, fn, args, kwargs, hint)
+
+
+def _labelled_call(label: str | None, fn: Callable, args: tuple, kwargs: dict, hint: str) -> Any:
+    """:func:`call`, naming the call `label` in the message (default: ``describe(fn, *args)``)."""
     try:
         return fn(*args, **kwargs)
     except ForbiddenCall:
         raise
     except Exception as e:
         text = str(e).rstrip(". ")
-        message = f"{describe(fn, *args, **kwargs)} raised {type(e).__name__}" + (f": {text}" if text else "")
+        label = label or describe(fn, *args, **kwargs)
+        message = f"{label} raised {type(e).__name__}" + (f": {text}" if text else "")
         raise AssertionError(message + (f". Hint: {hint}" if hint else "")) from e
 
 
@@ -713,6 +727,165 @@ def expect_not_alias(got: Any, source: Any, *, what: str, hint: str = "") -> Non
     a, b = _buffer(got), _buffer(source)
     if a is not None and b is not None and _shares_memory(a, b):
         fail(what, "a copy", "a view of the same memory (changing one changes the other)", hint)
+
+
+# --- a Function's backward, checked from the outside ----------------------------------------
+
+def numerical_vjp(f: Callable[..., Any], args: list | tuple, v: Any, index: int,
+                  h: float = 1e-6) -> Any:
+    """The gradient of ``sum(v * f(*args))`` with respect to ``args[index]``, by central differences.
+
+    `f` computes an operation in NumPy; `args` are its arguments (arrays, taken in float64, and
+    anything else, passed unchanged); `v` an array of `f`'s output shape. Each element of
+    ``args[index]`` is moved by ``+h`` and ``-h`` in turn (``h`` is gradcheck's eps): 2 * size
+    evaluations of `f`. Returns a float64 array of ``args[index]``'s shape: vᵀJ, the vector–Jacobian
+    product that a backward computes (PyTorch: ``torch.autograd.gradcheck`` builds J column by
+    column the same way).
+    """
+    inputs = [_asarray(a, dtype=_float64).copy() if type(a) is _ndarray else a for a in args]
+    x, w = inputs[index], _asarray(v, dtype=_float64)
+    out = _zeros(x.shape)
+    for i in _ndindex(x.shape):
+        old = x[i]
+        x[i] = old + h
+        plus = _array(f(*inputs), dtype=_float64)      # a copy: f may return a view of x
+        x[i] = old - h
+        minus = _array(f(*inputs), dtype=_float64)
+        x[i] = old
+        # the difference first, then the sum: outputs that do not depend on x[i] cancel exactly,
+        # however large they are
+        out[i] = float((w * (plus - minus)).sum()) / (2 * h)
+    return out
+
+
+def _arg_text(a: Any) -> str:
+    if type(a) in _tensor_types():
+        grad = ", requires_grad" if a.requires_grad else ""
+        return f"<{str(a.dtype).replace('torch.', '')} tensor of shape {tuple(a.shape)}{grad}>"
+    return show(a)
+
+
+def _gradient_like(shape: tuple, dtype: Any, seed: int) -> Any:
+    """Random numbers of `shape` and `dtype`, laid out transposed when 2-d or more (not contiguous):
+    a gradient may reach a backward as any tensor, a view included."""
+    from .creation import tensor
+
+    order = tuple(range(len(shape)))[::-1]
+    numbers = _default_rng(seed).normal(size=tuple(shape[d] for d in order))
+    return tensor(numbers, dtype=dtype).permute(order) if len(shape) > 1 else tensor(numbers, dtype=dtype)
+
+
+def expect_function(fn: Any, args: tuple, reference: Callable[..., Any], *, what: str | None = None,
+                    hint: str = "", shortcuts: forbid | None = None, rtol: float = 1e-6,
+                    atol: float = 1e-8, seed: int = 0,
+                    forward_mistakes: dict[str, Any] | None = None,
+                    backward_mistakes: Callable[[Any], dict[str, tuple]] | None = None,
+                    vjp: Callable[[Any], tuple] | None = None) -> Any:
+    """Check one call of a learner's ``autograd.Function`` from the outside; return its result.
+
+    ``fn.apply(*args)`` must give an autograd_lab Tensor with the values, shape and dtype (that of
+    the first tensor argument) of ``reference(*args)`` — the same operation in NumPy, each tensor
+    replaced by its float64 array — leave its inputs as they were, and record a node named
+    ``<fn>Backward`` that holds its inputs and output through ``ctx.save_for_backward``, not as
+    attributes of ``ctx``. Then ``fn.backward(node, v)`` is called directly, with grad mode off,
+    for a random gradient ``v`` of the result's shape that is not contiguous. It must return one
+    gradient per argument of ``apply`` (None for each non-tensor one), leave ``v`` unchanged, and
+    give for each tensor argument that requires grad a tensor of exactly its shape and dtype,
+    equal to vᵀJ by central differences of `reference` (:func:`numerical_vjp`).
+
+    The engine is not involved, so it cannot sum a broadcast gradient back for the Function
+    (PyTorch's engine and autograd_lab's do, when they can). PyTorch's counterpart,
+    ``torch.autograd.gradcheck``, runs the Function through the engine and differentiates the
+    Function's own forward. `shortcuts` (a :class:`forbid`) is active while forward and backward
+    run. `forward_mistakes`: as `mistakes` of :func:`expect_close`. `backward_mistakes(v)`, given
+    the gradient ``v`` as a float64 array, maps a description of each typical mistake to the
+    gradients it gives, one array per tensor argument (None where not known). `vjp(v)` gives the
+    expected gradients (one array per tensor argument) where central differences cannot: at a
+    point where the derivative is a convention (ReLU's at 0).
+    """
+    from . import Tensor, no_grad
+    from .creation import tensor
+
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if not tensors:
+        raise ValueError("expect_function needs at least one tensor argument")
+    name = getattr(fn, "__name__", "Function")
+    what = what or f"{name}.apply({', '.join(_arg_text(a) for a in args)})"
+    before = [t.detach().numpy().copy() for t in tensors]
+    arrays = [_asarray(a.detach().numpy(), dtype=_float64) if isinstance(a, Tensor) else a for a in args]
+    expected = _asarray(reference(*arrays), dtype=_float64)
+    forward = shortcuts(fn.apply) if shortcuts is not None else fn.apply
+    result = _labelled_call(what, forward, args, {}, hint)
+    expect_close(result, tensor(expected), what=what, hint=hint, rtol=rtol, atol=atol,
+                 mistakes=forward_mistakes, dtype=tensors[0].dtype)
+
+    def unchanged(when: str) -> None:
+        for k, (t, old) in enumerate(zip(tensors, before)):
+            now = t.detach().numpy()
+            if now.shape != old.shape or not bool(_close_mask(now, old, 0.0, 0.0).all()):
+                fail(f"tensor argument {k} of {what}, {when}", "unchanged", "changed in place",
+                     "compute new tensors; never write into an input (or a saved tensor) in place")
+
+    unchanged(f"after {name}.apply")
+    node = result.grad_fn
+    if node is None:
+        fail(f"{what}.grad_fn", f"a {name}Backward node", "None",
+             "call the Function with .apply, and return a floating-point tensor from forward")
+    if type(node).__name__ != f"{name}Backward":
+        fail(f"{what}.grad_fn", f"a {name}Backward node", type(node).__name__,
+             f"{name}.apply records a {name}Backward node for the result of forward")
+    for key, value in vars(node).items():
+        if not key.startswith("_") and any(value is t for t in [*tensors, result]):
+            fail(f"what {name}.forward kept for backward", "tensors saved with ctx.save_for_backward(...)",
+                 f"ctx.{key}, an input or the output kept as an attribute of ctx",
+                 "save inputs and outputs with ctx.save_for_backward and read them with ctx.saved_tensors "
+                 "(PyTorch then checks that they were not changed in place before backward); "
+                 "attributes of ctx are for other things: shapes, dims")
+    v = _gradient_like(tuple(result.shape), result.dtype, seed)
+    v_before = v.detach().numpy().copy()
+    backward = shortcuts(fn.backward) if shortcuts is not None else fn.backward
+    what_back = f"{name}.backward(ctx, grad) after {what}"
+    with no_grad():
+        grads = _labelled_call(f"{name}.backward(ctx, grad of shape {tuple(v.shape)}) after {what}",
+                               backward, (node, v), {}, hint)
+    if type(grads) in _tensor_types():
+        grads = (grads,)
+    if type(grads) is not tuple:
+        fail(f"the result of {what_back}", "a tuple of gradients (or one tensor)",
+             f"{show(grads)} (of type {_type_name(grads)})",
+             "return one gradient per argument of forward, as a tuple: return grad_a, grad_b")
+    if len(grads) < len(args) or any(g is not None for g in grads[len(args):]):
+        fail(f"the number of gradients {what_back} returned", f"{len(args)}, one per argument of forward",
+             f"{len(grads)}", "return one gradient per argument of forward, None for an argument that is not "
+             "a tensor (dim, keepdim, shape): return grad_x, None")
+    if not bool(_close_mask(v.detach().numpy(), v_before, 0.0, 0.0).all()):
+        fail(f"the grad that {what_back} received", "unchanged", "changed in place",
+             "the incoming grad may be read by other nodes too: compute a new tensor "
+             "(grad * y, not grad *= y)")
+    unchanged(f"after {name}.backward")
+    typical = backward_mistakes(v_before.astype(_float64)) if backward_mistakes is not None else {}
+    given = vjp(v_before.astype(_float64)) if vjp is not None else None
+    k = -1  # the position of `a` among the tensor arguments
+    for i, a in enumerate(args):
+        g = grads[i]
+        if not isinstance(a, Tensor):
+            if g is not None:
+                fail(f"gradient {i} from {what_back}", f"None: argument {i} ({show(a)}) is not a tensor",
+                     show(g), "return None for each argument that is not a tensor")
+            continue
+        k += 1
+        if not a.requires_grad:
+            continue
+        wrong = {text: tensor(_asarray(wrong_grads[k], dtype=_float64))
+                 for text, wrong_grads in typical.items() if wrong_grads[k] is not None}
+        want = _asarray(given[k], dtype=_float64) if given is not None else numerical_vjp(
+            reference, arrays, v_before, i)
+        if g is None:
+            fail(f"gradient {i} from {what_back}", f"a tensor of shape {tuple(a.shape)}", "None",
+                 f"argument {i} requires grad: return its gradient")
+        expect_close(g, tensor(want), what=f"gradient {i} (of the argument of shape {tuple(a.shape)}) from "
+                     f"{what_back}", hint=hint, rtol=rtol, atol=atol, mistakes=wrong, dtype=a.dtype)
+    return result
 
 
 # --- graphs to run graph code on ----------------------------------------------------------

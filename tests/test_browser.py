@@ -333,3 +333,46 @@ def test_graphs_fit_a_laptop_notebook_column_readable_and_open_full_size(lab, br
     full.close()
     page.close()
     assert abs(size[1] - tall["naturalH"]) < 2, (size, tall)
+
+
+STEPS_NOTEBOOK = [
+    "import autograd_lab as torch\nfrom autograd_lab import viz\n"
+    "w = torch.tensor(2.0, requires_grad=True)\nb = torch.tensor(3.0, requires_grad=True)\ny = w * w + b\n"
+    "viz.backward_steps(y)",
+]
+
+
+def _step_shown(widget) -> str:
+    """The caption of the drawing the slider shows: 'step 3 of 4: MulBackward0 gets 1.0, ...'."""
+    texts = widget.locator(".widget-html-content svg text")
+    return " ".join(texts.evaluate_all("ts => ts.map(t => t.textContent)"))
+
+
+def test_backward_steps_slider_redraws_the_step_in_chromium(lab, browser):
+    """viz.backward_steps shows a slider (ipywidgets) in JupyterLab: moving it draws another step."""
+    import nbformat
+
+    (lab.root / "steps").mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in STEPS_NOTEBOOK])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, lab.root / "steps" / "steps.ipynb")
+    page, notebook = open_notebook(browser, lab, "steps/steps.ipynb")
+    menu(page, "Run", "Run All Cells")
+    widget = notebook.locator(".jp-OutputArea-output .autograd-lab-steps")
+    widget.locator(".widget-html-content svg").wait_for()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert "step 1 of 4: AddBackward0" in _step_shown(widget), _step_shown(widget)
+    first = widget.locator(".widget-html-content").inner_html()
+    handle = widget.locator(".widget-slider .noUi-handle")
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("el => el.textContent.includes('step 3 of 4')",
+                           arg=widget.locator(".widget-html-content").element_handle(), timeout=30_000)
+    shown = _step_shown(widget)
+    widget.screenshot(path=str(ARTIFACTS / "backward-steps-slider.png"))
+    assert "step 3 of 4: MulBackward0 gets 1.0" in shown, shown
+    assert widget.locator(".widget-readout").inner_text().strip() == "3"
+    assert widget.locator(".widget-html-content g.node.op.current").count() == 1, "the running node is red"
+    assert widget.locator(".widget-html-content").inner_html() != first
+    page.close()

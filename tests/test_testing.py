@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,11 +18,13 @@ from autograd_lab.testing import (
     describe,
     expect_close,
     expect_equal,
+    expect_function,
     expect_not_alias,
     expect_raises,
     expect_type,
     forbid,
     graph_freed,
+    numerical_vjp,
     spy,
     watch_hooks,
 )
@@ -307,3 +311,147 @@ def test_random_graph_is_the_same_graph_for_a_seed_with_shared_nodes_and_unneede
                     seen.add(child)
                     todo.append(child)
     assert edges > len(seen) - 1, "some node is reached along two edges"
+
+
+# --- a Function's backward, from the outside -------------------------------------------------
+
+def _mul(backward, forward=None):
+    """A broadcasting product Function with the given backward (and forward)."""
+    def default_forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    return type("Mul", (torch.autograd.Function,), {"forward": staticmethod(forward or default_forward),
+                                                     "backward": staticmethod(backward)})
+
+
+def _summed(g, shape):
+    return g.sum_to_size(shape)
+
+
+def _right(ctx, grad):
+    a, b = ctx.saved_tensors
+    return _summed(grad * b, a.shape), _summed(grad * a, b.shape)
+
+
+def _operands(seed=0, shapes=((3, 1), (4,))):
+    rng = np.random.default_rng(seed)
+    return tuple(torch.tensor(rng.normal(size=s), requires_grad=True) for s in shapes)
+
+
+def test_numerical_vjp_is_v_transposed_times_the_jacobian():
+    a, b = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, -1.0], [2.0, 1.0]])
+    v = np.array([[1.0, 0.0], [2.0, -1.0]])
+    got = numerical_vjp(np.matmul, [a, b], v, 0)
+    assert np.allclose(got, v @ b.T, atol=1e-8)
+    assert np.allclose(numerical_vjp(np.matmul, [a, b], v, 1), a.T @ v, atol=1e-8)
+    # a function that returns a view of its input, and outputs far larger than the change: still exact
+    x = np.array([1e30, 1.0, 2.0])
+    assert np.allclose(numerical_vjp(lambda t: t.reshape(2, 1), [x[1:]], np.ones((2, 1)), 0), [1.0, 1.0])
+    assert np.allclose(numerical_vjp(lambda t: t[1:] * 3.0, [x], np.ones(2), 0), [0.0, 3.0, 3.0], atol=1e-6)
+    assert np.allclose(numerical_vjp(np.exp, [np.array([80.0, 0.0])], np.ones(2), 0), [np.exp(80.0), 1.0],
+                       rtol=1e-6)
+
+
+def test_expect_function_passes_a_right_function():
+    a, b = _operands()
+    result = expect_function(_mul(_right), (a, b), np.multiply, hint="h")
+    assert result.shape == (3, 4) and type(result.grad_fn).__name__ == "MulBackward"
+    expect_function(_mul(_right), _operands(1, ((2, 3), ())), np.multiply)
+    expect_function(_mul(_right), _operands(2, ((0, 3), (3,))), np.multiply)
+
+
+def test_expect_function_names_what_is_wrong_in_backward():
+    a, b = _operands()
+    unsummed = _mul(lambda ctx, g: (g * ctx.saved_tensors[1], g * ctx.saved_tensors[0]))
+    with pytest.raises(AssertionError, match=r"expected shape \(3, 1\), got shape \(3, 4\).*Hint: sum it"):
+        expect_function(unsummed, (a, b), np.multiply,
+                        backward_mistakes=lambda v: {"sum it": (np.zeros((3, 4)), None)})
+    swapped = _mul(lambda ctx, g: (_summed(g * ctx.saved_tensors[0], ctx.saved_tensors[0].shape),
+                                   _summed(g * ctx.saved_tensors[1], ctx.saved_tensors[1].shape)))
+    A, B = (t.detach().numpy() for t in (a, b))
+    with pytest.raises(AssertionError, match="Hint: the other factor"):
+        expect_function(swapped, (a, b), np.multiply, hint="h", backward_mistakes=lambda v: {
+            "the other factor": ((v * A).sum(axis=1, keepdims=True), (v * B).sum(axis=0))})
+
+    def in_place(ctx, g):
+        g *= 2
+        return _right(ctx, g / 2)
+
+    with pytest.raises(AssertionError, match="received: expected unchanged, got changed in place"):
+        expect_function(_mul(in_place), (a, b), np.multiply)
+    with pytest.raises(AssertionError, match="expected 2, one per argument of forward, got 1"):
+        expect_function(_mul(lambda ctx, g: _right(ctx, g)[0]), (a, b), np.multiply)
+    with pytest.raises(AssertionError, match="a tuple of gradients"):
+        expect_function(_mul(lambda ctx, g: list(_right(ctx, g))), (a, b), np.multiply)
+    with pytest.raises(AssertionError, match=r"Mul.backward\(ctx, grad of shape \(3, 4\)\) after Mul.apply.*"
+                                             r"raised ZeroDivisionError.*Hint: h"):
+        expect_function(_mul(lambda ctx, g: 1 / 0), (a, b), np.multiply, hint="h")
+
+
+def test_expect_function_names_what_is_wrong_in_forward():
+    a, b = _operands()
+
+    def keeps_attributes(ctx, x, y):
+        ctx.x, ctx.y = x, y
+        return x * y
+
+    with pytest.raises(AssertionError, match="ctx.x, an input or the output kept as an attribute of ctx"):
+        expect_function(_mul(_right, keeps_attributes), (a, b), np.multiply)
+
+    def changes_input(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        out = x * y
+        x.zero_()
+        return out
+
+    with pytest.raises(AssertionError, match="tensor argument 0 of Mul.apply.*after Mul.apply: expected "
+                                             "unchanged, got changed in place"):
+        expect_function(_mul(_right, changes_input), _operands(), np.multiply)
+    x32 = tuple(t.detach().float().requires_grad_() for t in (a, b))
+    with pytest.raises(AssertionError, match="expected dtype torch.float32, got dtype torch.float64"):
+        expect_function(_mul(_right, lambda ctx, x, y: (ctx.save_for_backward(x, y), (x * y).double())[1]),
+                        x32, np.multiply)
+    with pytest.raises(AssertionError, match="Hint: the naive formula"):
+        expect_function(_mul(_right, lambda ctx, x, y: (ctx.save_for_backward(x, y), x * y * 2)[1]), (a, b),
+                        np.multiply, forward_mistakes={"the naive formula": (a * b * 2).detach()})
+
+
+def test_expect_function_switches_shortcuts_off_and_takes_a_given_vjp():
+    a, b = _operands()
+
+    def by_autograd(ctx, g):
+        x, y = ctx.saved_tensors
+        with torch.enable_grad():
+            x2, y2 = x.detach().requires_grad_(), y.detach().requires_grad_()
+            return torch.autograd.grad(x2 * y2, (x2, y2), g)
+
+    off = forbid("autograd_lab.autograd.grad", why="write the rule")
+    with pytest.raises(ForbiddenCall, match="autograd_lab.autograd.grad is switched off"):
+        expect_function(_mul(by_autograd), (a, b), np.multiply, shortcuts=off)
+    expect_function(_mul(by_autograd), (a, b), np.multiply)       # without shortcuts it passes
+
+    class Relu(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * (x > 0).to(g.dtype)
+
+    x = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(AssertionError, match="first difference at index \\(1,\\)"):
+        expect_function(Relu, (x,), lambda t: np.maximum(t, 0))      # central differences: 0.5 at 0
+    expect_function(Relu, (x,), lambda t: np.maximum(t, 0), vjp=lambda v: (v * np.array([0.0, 0.0, 1.0]),))
+
+
+def test_show_prints_a_set_sorted_whatever_the_hash_order():
+    """A message with a set reads the same in every process (string hashes are randomised)."""
+    code = ("from autograd_lab.testing import show; "
+            "print(show({'pre', 'act', 'out'}), show(frozenset({'b', 'a'})))")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}
+    assert seen == {"{'act', 'out', 'pre'} frozenset({'a', 'b'})\n"}, seen

@@ -461,8 +461,205 @@ def test_stepper_widget_and_fallback(monkeypatch):
     box.slider.value = 3  # the slider counts from 1
     assert "step 3 of 4: MulBackward0 gets 1.0" in box.html.value
     assert 'class="node op current"' in box.html.value
+    from autograd_lab.viz import widgets
+
+    monkeypatch.setattr(widgets, "widgets_available", lambda: True)  # as in a kernel: test_viz_widgets.py
     bundle = steps._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+    monkeypatch.undo()
     monkeypatch.setitem(sys.modules, "ipywidgets", None)
     bundle = steps._repr_mimebundle_()
     assert bundle["text/html"].count("<svg") == 4
+
+
+# ------------------------------------------------------------------ foreign graphs (viz.protocol)
+class Value:
+    """micrograd's Value, as its README writes it: a scalar that records ``_prev`` and ``_op``."""
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data, self.grad = data, 0.0
+        self._prev, self._op, self.label = set(_children), _op, label
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        return Value(self.data + other.data, (self, other), "+")
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        return Value(self.data * other.data, (self, other), "*")
+
+
+class Leaf:
+    """A tensor of the node protocol that is none of autograd_lab's or PyTorch's."""
+
+    def __init__(self, value, requires_grad=True):
+        self.data, self.shape, self.grad_fn, self.grad = np.asarray(value), np.shape(value), None, None
+        self.requires_grad = requires_grad
+
+
+class AccumulateGrad:
+    def __init__(self, variable):
+        self.variable, self.next_functions = variable, ()
+
+
+class MyMulBackward:
+    def __init__(self, *inputs):
+        self.next_functions = tuple((AccumulateGrad(t), 0) if t.requires_grad else (None, 0) for t in inputs)
+        self._saved_self, self._saved_other = inputs
+
+
+def my_mul(a, b):
+    out = Leaf(a.data * b.data)
+    out.grad_fn = MyMulBackward(a, b)
+    return out
+
+
+def test_a_graph_of_values_micrograd_style():
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    e = a * b
+    d = e + Value(10.0)
+    dot = Dot(viz.draw(d, names_from_caller=False).source)
+    assert dot.titles("op") == Counter({"*": 1, "+": 1}), "a value's node is titled by its _op"
+    assert dot.titles("acc") == Counter(), "a graph of values has no AccumulateGrad: leaves feed the ops"
+    assert dot.titles("leaf") == Counter({"a": 1, "b": 1, "()": 1}), "labels name the leaves (10 has none)"
+    assert dot.lines("a") == ["a", "()", "2.0"], "a Python float: shape (), NumPy's float64 not printed"
+    mul, add = dot.key("*"), dot.key("+")
+    (out,) = dot.of_kind("output")
+    assert dot.nodes[out][1] == ["output", "()", "4.0"]
+    assert sorted(dot.inputs(mul)) == sorted([dot.key("a"), dot.key("b")])
+    assert dot.inputs(out) == [add] and mul in dot.inputs(add)
+
+
+def test_values_constants_names_grads_and_order():
+    x = Leaf(np.array([1.0, 2.0]))
+    x._prev, x._op = (), ""              # a value too: _prev, _op, data
+    const = Leaf(3.0, requires_grad=False)
+    const._prev, const._op = (), ""
+
+    class V:
+        def __init__(self, data, prev, op):
+            self.data, self._prev, self._op, self.requires_grad, self.grad = data, prev, op, True, None
+
+    h = V(x.data * 3.0, (x, const), "mul")
+    y = V(h.data.sum(), (h, h), "sum-twice")
+    x.grad = np.array([6.0, 6.0])
+    dot = Dot(viz.draw(y, show_grads=True, show_order=True).source)
+    assert dot.titles("leaf") == Counter({"x": 1}), "a constant (requires_grad=False) is not drawn"
+    assert dot.titles("tensor") == Counter({"h": 1}), "a variable of the caller sits between op and users"
+    assert dot.lines("x")[-1] == "grad [6.0, 6.0]", "show_grads reads .grad, an ndarray here"
+    numbers = {}
+    for _, lines in dot.nodes.values():
+        m = re.match(r"(\d+)\s+(.+)$", lines[0])
+        if m:
+            numbers[m[2]] = int(m[1])
+    assert numbers == {"sum-twice": 1, "mul": 2, "x": 3}, "a topological order: each node after its users"
+    h_box = dot.key("h")
+    assert dot.consumers(h_box) == [dot.key("sum-twice")] * 2, "both edges of y lead to h"
+    with pytest.raises(TypeError, match="A graph of values"):
+        viz.backward_steps(y)
+
+
+def test_a_long_chain_of_values_is_collapsed():
+    x, w = Value(1.0, label="x"), Value(0.5, label="w")
+    h = x
+    for _ in range(300):
+        h = h * w + 1.0
+    dot = Dot(viz.draw(h, names_from_caller=False).source)
+    assert len(dot.nodes) < 40 and "nodes collapsed" in dot.source, "a loop's chain becomes one summary node"
+    assert dot.titles("leaf")["x"] == 1 and dot.titles("leaf")["w"] == 1, "the leaves stay drawn"
+
+
+def test_a_graph_of_nodes_of_ones_own():
+    a, b = Leaf(2.0), Leaf(np.array([1.0, 2.0]), requires_grad=False)
+    y = my_mul(a, b)
+    dot = Dot(viz.draw(y, show_saved=True, show_order=True, names_from_caller=True).source)
+    assert Counter(dot.title(k) for k in dot.of_kind("op")) == Counter({"MyMulBackward": 1})
+    assert dot.titles("acc") == Counter({"AccumulateGrad": 1}), "a node with .variable ends a leaf's path"
+    assert dot.titles("leaf") == Counter({"a": 1}), "b requires no grad: edge (None, 0)"
+    saved = [(s, d, attrs) for s, d, attrs in dot.edges if "saved" in attrs]
+    assert len(saved) == 2 and "saved self" in dot.source and "saved other" in dot.source, \
+        "_saved_<name> attributes are what the node saved"
+    assert dot.titles("output") == Counter({"y": 1})
+
+
+def test_draw_refuses_what_is_no_tensor_with_the_protocol_named():
+    with pytest.raises(TypeError, match="autograd_lab.viz.protocol"):
+        viz.draw(np.ones(3))
+
+
+def _pt_order(pt, loss):
+    """The nodes in the order PyTorch's engine runs them, watched through node hooks."""
+    ran, handles, todo, seen = [], [], [loss.grad_fn], {loss.grad_fn}
+    while todo:
+        node = todo.pop()
+        handles.append(node.register_hook(lambda gi, go, node=node: ran.append(node)))
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    loss.backward(retain_graph=True)
+    for h in handles:
+        h.remove()
+    return ran
+
+
+def test_pytorch_graphs_are_drawn_like_autograd_labs(torch):  # noqa: F811 (the fixture: real PyTorch)
+    pt = torch
+
+    def network(lib):
+        a, w1, w2, w3, w4 = (lib.tensor(v, requires_grad=True) for v in (2.0, 3.0, -1.0, 0.5, 2.0))
+        L = 10 - (w3 * (w1 * a) + w4 * (w2 * a))
+        return {"a": a, "w1": w1, "w2": w2, "w3": w3, "w4": w4}, L
+
+    import autograd_lab
+
+    for show in ({}, {"show_order": True}, {"show_saved": True}):
+        leaves_pt, L_pt = network(pt)
+        leaves_al, L_al = network(autograd_lab)
+        ours = Dot(viz.draw(L_al, params=leaves_al, names_from_caller=False, **show).source)
+        theirs = Dot(viz.draw(L_pt, params=leaves_pt, names_from_caller=False, **show).source)
+        assert ours.source == theirs.source, f"PyTorch's graph drawn as autograd_lab's ({show})"
+    leaves_pt, L_pt = network(pt)
+    dot = Dot(viz.draw(L_pt, params=leaves_pt, show_order=True).source)
+    numbers = {}
+    for key, (_, lines) in dot.nodes.items():
+        m = re.match(r"(\d+)\s+", lines[0])
+        if m:
+            numbers[key] = int(m[1])
+    ran = _pt_order(pt, L_pt)
+    by_title = [dot.title(k) for k in sorted(numbers, key=numbers.get)]
+    assert by_title == [type(n).__name__ for n in ran], "show_order: the order PyTorch's engine runs them"
+    for leaf in leaves_pt.values():
+        leaf.grad = None
+    L_pt.backward()
+    dot = Dot(viz.draw(L_pt, params=leaves_pt, show_grads=True, show_saved=True).source)
+    assert dot.lines("a")[-1] == "grad 0.5", "dL/da = -(w3 w1 + w4 w2), read from PyTorch's .grad"
+    assert not [e for e in dot.edges if "saved" in e[2]], "PyTorch freed what was saved: nothing to draw"
+
+
+def test_pytorch_backward_steps(torch):  # noqa: F811
+    pt = torch
+    import autograd_lab
+
+    w_pt, b_pt = pt.tensor(2.0, requires_grad=True), pt.tensor(3.0, requires_grad=True)
+    y_pt = w_pt * w_pt + b_pt
+    w_pt.grad = pt.tensor(100.0)
+    kept = w_pt.grad
+    steps = viz.backward_steps(y_pt, params={"w": w_pt, "b": b_pt}, names_from_caller=False)
+    assert w_pt.grad is kept and b_pt.grad is None, "stepping puts .grad back as it was"
+    w, b, y = seed_simple()
+    ours = viz.backward_steps(y, names_from_caller=False)
+    assert [steps.describe(i) for i in range(len(steps))] == [ours.describe(i) for i in range(len(ours))]
+    assert Dot(steps.draw(2).source).source == Dot(ours.draw(2).source).source
+    assert type(steps[0].node) is type(y_pt.grad_fn), "the steps hold PyTorch's own nodes"
+    assert not isinstance(steps[0].node, autograd_lab.autograd.Node)
+    # a retained intermediate's .grad is put back too, and a freed graph is explained
+    x = pt.tensor([1.0, 2.0], requires_grad=True)
+    mid = x * 2
+    mid.retain_grad()
+    out = (mid * 3).sum()
+    viz.backward_steps(out)
+    assert mid.grad is None and x.grad is None
+    out.backward()
+    with pytest.raises(RuntimeError, match="freed by an earlier backward"):
+        viz.backward_steps(out)

@@ -5,6 +5,16 @@ starts the workers, waits for their results and watches them: a worker that rais
 killed, or a run that takes longer than ``run_timeout``, stops every worker and raises
 :class:`WorkerError` in the parent. No worker outlives ``launch``: they are terminated (then killed)
 on every way out, and on Linux each worker also dies with its parent if the parent is killed.
+
+Functions defined in a notebook (or a script's ``__main__``) work with every start method. ``"fork"``
+(Linux's default) copies the parent, functions included. ``"spawn"`` (the default on macOS and
+Windows) starts a fresh interpreter, which imports the function by its module and name: a function of
+``__main__`` is not there (``AttributeError: Can't get attribute 'hello' on <module '__main__'>``).
+So with ``"spawn"`` and ``"forkserver"`` ``launch`` serialises ``fn``, ``args`` and ``kwargs`` with
+``cloudpickle``, as joblib (loky), Dask and Ray do: a function of ``__main__`` travels by value, with
+the ``__main__`` functions and values it uses; modules and importable functions by reference. The
+results come back the same way. ``AUTOGRAD_LAB_START_METHOD=spawn`` makes spawn the default on Linux
+too, to try what a Mac does.
 """
 
 from __future__ import annotations
@@ -21,6 +31,8 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import cloudpickle
 
 from . import group
 from .local import LocalGroup
@@ -57,9 +69,41 @@ class _TorchGroup:
         pass
 
 
+START_METHOD_VARIABLE = "AUTOGRAD_LAB_START_METHOD"
+
+
 def default_start_method() -> str:
-    """``"fork"`` on Linux (functions defined in a notebook work), ``"spawn"`` elsewhere."""
+    """``$AUTOGRAD_LAB_START_METHOD`` if set, else ``"fork"`` on Linux and ``"spawn"`` elsewhere (as
+    ``multiprocessing`` does; fork is unsafe on macOS)."""
+    chosen = os.environ.get(START_METHOD_VARIABLE)
+    if chosen:
+        if chosen not in mp.get_all_start_methods():
+            raise ValueError(f"{START_METHOD_VARIABLE}={chosen!r}: expected one of "
+                             f"{', '.join(mp.get_all_start_methods())}")
+        return chosen
     return "fork" if sys.platform.startswith("linux") else "spawn"
+
+
+class _ByValue:
+    """``fn``, ``args`` and ``kwargs`` serialised with cloudpickle for a fresh interpreter (spawn,
+    forkserver), so that functions defined in a notebook's ``__main__`` reach the workers."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+        try:
+            self.payload = cloudpickle.dumps((fn, args, kwargs))
+        except Exception as e:
+            raise WorkerError(
+                f"cannot send the worker function and its arguments to new processes (start method "
+                f"'spawn'): {type(e).__name__}: {e}. Everything fn uses (its arguments, and the "
+                "notebook's variables it reads) must be picklable: no open files, locks or generators."
+            ) from e
+
+    def load(self) -> tuple[Callable[..., Any], tuple, dict]:
+        return pickle.loads(self.payload)  # cloudpickle's output needs only pickle (and cloudpickle) to load
+
+    @staticmethod
+    def dumps(message: tuple[str, Any]) -> bytes:
+        return cloudpickle.dumps(message)
 
 
 def launch(
@@ -84,8 +128,9 @@ def launch(
     - ``algorithm``: the local backend's default all-reduce, ``"ring"`` or ``"naive"``.
     - ``timeout``: seconds a collective waits for the other ranks before it fails (naming them).
     - ``run_timeout``: seconds the whole run may take (None: no limit).
-    - ``start_method``: ``"fork"`` (default on Linux) or ``"spawn"`` (``fn`` and the arguments
-      must then be importable/picklable).
+    - ``start_method``: ``"fork"`` (default on Linux), ``"spawn"`` (default on macOS and Windows) or
+      ``"forkserver"``; None: :func:`default_start_method`. With spawn and forkserver ``fn`` and its
+      arguments travel by cloudpickle, so a function defined in a notebook works everywhere.
     - ``buffer_bytes``: the size of each rank's shared-memory mailbox (larger data goes in pieces).
     - ``threads``: the BLAS (and PyTorch) threads of each worker; 1, as ``torchrun`` sets
       ``OMP_NUM_THREADS=1``, makes a worker one core. None leaves them as they are.
@@ -98,6 +143,10 @@ def launch(
     if algorithm not in ("ring", "naive"):
         raise ValueError(f"unknown all-reduce algorithm {algorithm!r}: expected 'ring' or 'naive'")
     ctx = mp.get_context(start_method or default_start_method())
+    if ctx.get_start_method() == "fork":
+        work, args, kwargs = fn, tuple(args), dict(kwargs or {})
+    else:  # a fresh interpreter: fn and its arguments travel by value, in one cloudpickle payload
+        work, args, kwargs = _ByValue(fn, tuple(args), dict(kwargs or {})), (), {}
     if backend == "local":
         setup: Any = LocalGroup.create(world_size, buffer_bytes, ctx)
     elif backend in ("gloo", "torch"):
@@ -113,8 +162,8 @@ def launch(
             reader, writer = ctx.Pipe(duplex=False)
             proc = ctx.Process(
                 target=_worker,
-                args=(rank, world_size, fn, tuple(args), dict(kwargs or {}), writer, setup, timeout,
-                      algorithm, threads, os.getpid()),
+                args=(rank, world_size, work, args, kwargs, writer, setup, timeout,
+                      algorithm, threads, None if ctx.get_start_method() == "forkserver" else os.getpid()),
                 name=f"autograd_lab-rank{rank}",
             )
             try:
@@ -122,8 +171,8 @@ def launch(
             except (pickle.PicklingError, AttributeError, TypeError) as e:
                 raise WorkerError(
                     f"cannot start the workers with start_method={ctx.get_start_method()!r}: {e}. "
-                    "With 'spawn' the function and its arguments must be picklable: define the function "
-                    "at the top level of an importable module.", rank=rank) from e
+                    "What the workers share (the process group's shared memory) could not be passed on.",
+                    rank=rank) from e
             finally:
                 writer.close()
             procs.append(proc)
@@ -162,6 +211,8 @@ def _collect(procs: list[Any], readers: list[Any], run_timeout: float | None) ->
             if message is None:
                 procs[r].join(1)
                 raise _death(r, len(procs), procs[r].exitcode)
+            if isinstance(message, bytes):  # a worker started by spawn: cloudpickled
+                message = pickle.loads(message)
             status, payload = message
             if status != "ok":
                 raise WorkerError(
@@ -200,14 +251,15 @@ def _stop(procs: list[Any], grace: float) -> None:
             p.join(5)
 
 
-def _die_with_parent(parent: int) -> None:
-    """Linux: have the kernel kill this worker when the parent dies, however it dies."""
+def _die_with_parent(parent: int | None) -> None:
+    """Linux: have the kernel kill this worker when the parent dies, however it dies. (A forkserver's
+    worker is the server's child: ``parent`` None, no check that the launcher still lives.)"""
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
-    if os.getppid() != parent:
+    if parent is not None and os.getppid() != parent:
         os._exit(1)
 
 
@@ -244,10 +296,13 @@ def limit_threads(n: int) -> None:
                 getattr(lib, symbol)(ctypes.c_int(n))
 
 
-def _worker(rank: int, world_size: int, fn: Callable[..., Any], args: tuple, kwargs: dict, conn: Any,
-            setup: Any, timeout: float, algorithm: str, threads: int | None, parent: int) -> None:
+def _worker(rank: int, world_size: int, fn: Any, args: tuple, kwargs: dict, conn: Any,
+            setup: Any, timeout: float, algorithm: str, threads: int | None, parent: int | None) -> None:
     _die_with_parent(parent)
+    by_value = isinstance(fn, _ByValue)
     try:
+        if by_value:
+            fn, args, kwargs = fn.load()
         group._set_backend(setup.connect(rank, world_size, timeout, algorithm))
         if threads is not None:
             limit_threads(threads)
@@ -260,7 +315,7 @@ def _worker(rank: int, world_size: int, fn: Callable[..., Any], args: tuple, kwa
         except Exception:  # leaving a group that is already broken
             pass
     try:
-        conn.send(message)
+        conn.send(_ByValue.dumps(message) if by_value else message)
     except Exception as e:  # the result could not be pickled
         message = ("error", f"rank {rank} returned a result that cannot be sent to the parent: {e!r}")
         conn.send(message)

@@ -16,7 +16,7 @@ which reduces and sends the result back) sends only ``2 (p - 1)`` messages, but 
 all through worker 0: ``2 (p - 1) n`` elements over one worker's link.
 
 The local backend (:mod:`autograd_lab.parallel.local`) runs exactly this schedule on shared memory;
-notebook 07 simulates it with :func:`ring_all_reduce_steps`.
+notebook 10 simulates it with :func:`ring_all_reduce_steps`.
 """
 
 from __future__ import annotations

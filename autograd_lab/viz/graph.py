@@ -2,9 +2,11 @@
 
 Nothing here changes the graph, and only public attributes are read, as torchviz reads PyTorch's graph:
 ``grad_fn``, ``output_nr``, ``next_functions`` (walked by :func:`autograd_lab.engine.discover`),
-``AccumulateGrad.variable``, ``node.saved_items()``, ``retains_grad`` and ``grad``. The model is plain data
-(:class:`Model`), turned into DOT by :mod:`autograd_lab.viz.dot`; :mod:`autograd_lab.viz.steps` decorates
-it with the gradients of one backward pass before that.
+``AccumulateGrad.variable``, what nodes saved, ``retains_grad`` and ``grad``. The graph may be
+autograd_lab's, PyTorch's, or any that follows :mod:`autograd_lab.viz.protocol` (a graph of
+micrograd-style values too). The model is plain data (:class:`Model`), turned into DOT by
+:mod:`autograd_lab.viz.dot`; :mod:`autograd_lab.viz.steps` decorates it with the gradients of one
+backward pass before that.
 
 Kinds of drawn nodes (their colours are in ``dot.STYLES``):
 
@@ -12,15 +14,16 @@ Kinds of drawn nodes (their colours are in ``dot.STYLES``):
 - ``output``: a tensor passed to ``draw``;
 - ``tensor``: a named or retained intermediate tensor, drawn between the node that made it and the
   nodes that use it;
-- ``op``: a ``grad_fn`` node (``MulBackward0``); ``acc``: an ``AccumulateGrad`` node;
+- ``op``: a ``grad_fn`` node (``MulBackward0``), or the op of a value (``mul``); ``acc``: an
+  ``AccumulateGrad`` node (a graph of values has none: its leaves connect to the ops directly);
 - ``saved``: a tensor an op saved for backward (``show_saved``) that is not drawn otherwise;
 - ``summary``: nodes collapsed to keep a large graph legible.
 """
 
 from __future__ import annotations
 
+import heapq
 import sys
-import warnings
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from ..engine import discover, execution_order
-from ..function import AccumulateGrad, Node
+from ..function import Node
 from ..tensor import Tensor
+from . import protocol
+from .protocol import Reader, ValueLeaf, is_accumulate, is_tensor
 
 MAX_VALUE_ELEMENTS = 4  # tensors with more elements show their range, not their values
 CHAIN_KEEP = 2  # a collapsed chain keeps this many nodes drawn at each end
@@ -78,6 +83,7 @@ class Model:
     rankdir: str = "TB"
     caption: str = ""
     keep: list = field(default_factory=list)  # objects whose id() is used as a key, kept alive
+    reader: Reader = field(default_factory=Reader)
 
 
 # ---------------------------------------------------------------- formatting values
@@ -115,27 +121,26 @@ def format_array(a: np.ndarray) -> str:
     return f"{a.size} values"
 
 
-def format_shape(t: Tensor) -> str:
-    shape = tuple(t.shape)
+def format_shape(t: Any) -> str:
+    shape = tuple(values(t).shape) if protocol.is_value(t) else tuple(t.shape)
     text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-    if t.dtype.name != "float32":
-        text += f" {t.dtype.name}"
+    dtype, default = protocol.dtype_name(t)
+    if dtype != default:
+        text += f" {dtype}"
     return text
 
 
-def values(t: Tensor) -> np.ndarray:
+def values(t: Any) -> np.ndarray:
     """The tensor's values (shared, not copied), without autograd's guard on ``numpy()``."""
-    return t.detach().numpy()
+    return t.detach().numpy() if isinstance(t, Tensor) else protocol.as_array(t)
 
 
-def grad_of(t: Tensor) -> Tensor | None:
+def grad_of(t: Any) -> Any:
     """``t.grad``, without the warning a non-leaf's ``.grad`` gives when it was not retained."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return t.grad
+    return protocol.grad_of(t)
 
 
-def format_grad(g: Tensor | None) -> str:
+def format_grad(g: Any) -> str:
     return "None" if g is None else format_array(values(g))
 
 
@@ -153,7 +158,7 @@ def params_names(params: Any) -> dict[int, tuple[str, Tensor]]:
     out: dict[int, tuple[str, Tensor]] = {}
     for item in params:
         try:
-            if isinstance(item, Tensor):
+            if is_tensor(item):
                 raise TypeError
             name, t = item
         except (TypeError, ValueError):
@@ -161,7 +166,7 @@ def params_names(params: Any) -> dict[int, tuple[str, Tensor]]:
                 "params must be a dict name -> tensor, an nn.Module, or an iterable of (name, tensor) "
                 f"pairs such as model.named_parameters(); got an item {item!r}"
             ) from None
-        if isinstance(t, Tensor):
+        if is_tensor(t):
             out.setdefault(id(t), (str(name), t))
     return out
 
@@ -178,7 +183,7 @@ def caller_names(depth: int) -> dict[int, tuple[str, Tensor]]:
     spaces = [frame.f_locals] if frame.f_locals is frame.f_globals else [frame.f_locals, frame.f_globals]
     for space in spaces:
         for name, value in list(space.items()):
-            if isinstance(value, Tensor) and not name.startswith("_"):
+            if not name.startswith("_") and is_tensor(value):
                 out.setdefault(id(value), (name, value))
     del frame
     return out
@@ -186,78 +191,87 @@ def caller_names(depth: int) -> dict[int, tuple[str, Tensor]]:
 
 # ---------------------------------------------------------------- the model
 
-def flatten_tensors(tensors: Sequence[Any]) -> list[Tensor]:
-    out: list[Tensor] = []
+def flatten_tensors(tensors: Sequence[Any]) -> list[Any]:
+    out: list[Any] = []
     for t in tensors:
-        if isinstance(t, Tensor):
+        if is_tensor(t):
             out.append(t)
         elif isinstance(t, (list, tuple)):
             out.extend(flatten_tensors(t))
         else:
-            raise TypeError(f"draw expects tensors, got {type(t).__name__}")
+            raise TypeError(f"draw expects tensors, got {type(t).__name__}: an autograd_lab or PyTorch "
+                            "tensor, or an object that follows the protocol of autograd_lab.viz.protocol "
+                            "(grad_fn and next_functions, or micrograd's _prev, _op and data)")
     if not out:
         raise TypeError("draw expects at least one tensor, e.g. draw(loss)")
     return out
 
 
 def build(
-    tensors: list[Tensor],
-    names: dict[int, tuple[str, Tensor]],
-    fallback: dict[int, tuple[str, Tensor]] | None = None,
+    tensors: list[Any],
+    names: dict[int, tuple[str, Any]],
+    fallback: dict[int, tuple[str, Any]] | None = None,
     *,
     show_grads: bool = False,
     show_saved: bool = False,
     show_order: bool = False,
     rankdir: str = "TB",
     max_nodes: int | None = 200,
+    reader: Reader | None = None,
 ) -> Model:
     """The drawing model of the graph behind ``tensors``.
 
     ``names`` (from ``params``) and ``fallback`` (the caller's variables) map id(tensor) -> (name, tensor);
-    a tensor's label is its ``names`` entry, else its ``name=``, else its ``fallback`` entry.
+    a tensor's label is its ``names`` entry, else its own name (``name=``), else its ``fallback`` entry.
+    ``reader`` reads the graph (:mod:`autograd_lab.viz.protocol`); pass the same one to draw the same
+    graph of values again with the same node objects.
     """
     fallback = fallback or {}
+    reader = reader or Reader()
     keep: list[Any] = [tensors, names, fallback]
-    outputs = list(dict.fromkeys(tensors))  # one box per distinct tensor, in the order given
-    roots = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    outputs = list({id(t): t for t in tensors}.values())  # one box per distinct tensor, in the order given
+    made_by = {id(t): reader.grad_fn(t) for t in outputs}
+    roots = list({id(n): n for n in made_by.values() if n is not None}.values())
     fns = discover(roots)  # breadth-first: keys read from the outputs down
     fn_by_id = {id(n): n for n in fns}
     fn_index = {id(n): i for i, n in enumerate(fns)}
 
-    def name_of(t: Tensor) -> str | None:
+    def name_of(t: Any) -> str | None:
         if id(t) in names:
             return names[id(t)][0]
-        if t.name is not None:
-            return t.name
+        own = protocol.name_of(t)
+        if own is not None:
+            return own
         return fallback[id(t)][0] if id(t) in fallback else None
 
     # Non-leaf tensors drawn between their grad_fn and its consumers: outputs, then named ones (by
     # params, name= or a variable of the caller), retained ones first.
-    inline: dict[tuple[int, int], Tensor] = {}
+    inline: dict[tuple[int, int], Any] = {}
     for t in outputs:
-        if t.grad_fn is not None:
-            inline.setdefault((id(t.grad_fn), t.output_nr), t)
+        if made_by[id(t)] is not None:
+            inline.setdefault((id(made_by[id(t)]), protocol.output_nr(t)), t)
     known = [t for _, t in [*names.values(), *fallback.values()]]
-    for t in sorted(known, key=lambda t: not t.retains_grad):
-        if t.grad_fn is not None and id(t.grad_fn) in fn_by_id:
-            inline.setdefault((id(t.grad_fn), t.output_nr), t)
+    for t in sorted(known, key=lambda t: not protocol.retains_grad(t)):
+        fn = reader.grad_fn(t)
+        if fn is not None and id(fn) in fn_by_id:
+            inline.setdefault((id(fn), protocol.output_nr(t)), t)
     output_ids = {id(t) for t in outputs}
 
-    saved: dict[int, list[tuple[str, Tensor]]] = {}
+    saved: dict[int, list[tuple[str, Any]]] = {}
     if show_saved:
         for node in fns:
-            items = [(label, t) for label, t in node.saved_items() if t is not None]
+            items = [(label, t) for label, t in protocol.saved_items(node) if t is not None]
             if items:
                 saved[id(node)] = items
         keep.append(saved)
 
     # ------------------------------------------------ collapsing large graphs
-    leaf_outputs = [t for t in outputs if t.grad_fn is None]
-    n_acc = sum(isinstance(n, AccumulateGrad) for n in fns)
+    leaf_outputs = [t for t in outputs if made_by[id(t)] is None]
+    n_acc = sum(is_accumulate(n) and not isinstance(n, ValueLeaf) for n in fns)
     n_saved_est = sum(len(v) for v in saved.values())
     total = len(fns) + n_acc + len(inline) + len(leaf_outputs) + n_saved_est
     rep: dict[int, str] = {id(n): f"f{i}" for i, n in enumerate(fns)}
-    summaries: dict[str, list[Node]] = {}
+    summaries: dict[str, list[Any]] = {}
     if max_nodes is not None and total > max_nodes:
         _collapse(fns, roots, inline, saved, rep, summaries, max_nodes - len(leaf_outputs) - 1)
 
@@ -267,32 +281,32 @@ def build(
     nodes: dict[str, VNode] = {}
     edges: list[VEdge] = []
     tensor_key: dict[int, str] = {}
-    data_key: dict[int, str] = {}
+    data_key: dict[tuple, str] = {}
     slot_edge: dict[tuple[int, int], int] = {}
     output_edge: dict[int, int] = {}
 
-    def tensor_lines(t: Tensor, grad: bool) -> list[tuple[str, str]]:
+    def tensor_lines(t: Any, grad: bool) -> list[tuple[str, str]]:
         lines = [(format_shape(t), "shape"), (format_array(values(t)), "value")]
         if grad:
             g = grad_of(t)
             lines.append(("grad " + format_grad(g), "grad" if g is not None else "none"))
         return lines
 
-    def add_tensor(key: str, kind: str, t: Tensor, grad: bool) -> VNode:
+    def add_tensor(key: str, kind: str, t: Any, grad: bool) -> VNode:
         name = name_of(t)
         if kind == "output" and name is None:
             name = "output"
+        shape = format_shape(t).split(" ")[0]
         v = VNode(key, kind, name or "", tensor_lines(t, grad), obj=t,
-                  tooltip=f"{name or 'tensor'}: shape {tuple(t.shape)}")
+                  tooltip=f"{name or 'tensor'}: shape {shape}")
         nodes[key] = v
         tensor_key[id(t)] = key
-        data_key.setdefault(_storage(t), key)
+        data_key.setdefault(protocol.storage(t), key)
         return v
 
     order = {}
     if show_order and roots:
-        order = {id(n): i + 1 for i, n in enumerate(execution_order([t for t in outputs
-                                                                      if t.grad_fn is not None]))}
+        order = {id(n): i + 1 for i, n in enumerate(_order(outputs, roots, fns))}
 
     n_tensors = 0
 
@@ -304,9 +318,15 @@ def build(
     # function nodes (and the leaves above their AccumulateGrad nodes)
     for node in kept:
         key = rep[id(node)]
-        is_acc = isinstance(node, AccumulateGrad)
-        v = VNode(key, "acc" if is_acc else "op", type(node).__name__, obj=node,
-                  order=order.get(id(node)), tooltip=type(node).__name__)
+        if isinstance(node, ValueLeaf):  # a leaf value is its own node: drawn as the leaf's box
+            var = node.variable
+            kind = "output" if id(var) in output_ids else "leaf"
+            leaf = add_tensor(key, kind, var, show_grads)
+            leaf.order = order.get(id(node))
+            continue
+        is_acc = is_accumulate(node)
+        v = VNode(key, "acc" if is_acc else "op", protocol.title(node), obj=node,
+                  order=order.get(id(node)), tooltip=protocol.title(node))
         nodes[key] = v
         if is_acc:
             var = node.variable
@@ -319,7 +339,7 @@ def build(
             edges.append(VEdge(lk, key))
     for t in leaf_outputs:
         if id(t) not in tensor_key:
-            add_tensor(next_tensor_key(), "output", t, show_grads and t.requires_grad)
+            add_tensor(next_tensor_key(), "output", t, show_grads and bool(getattr(t, "requires_grad", True)))
 
     # inline tensors: grad_fn -> tensor box (-> consumers, below)
     inline_key: dict[tuple[int, int], str] = {}
@@ -328,7 +348,7 @@ def build(
             continue
         kind = "output" if id(t) in output_ids else "tensor"
         key = next_tensor_key()
-        show = show_grads and (grad_of(t) is not None or t.retains_grad or kind == "tensor")
+        show = show_grads and (grad_of(t) is not None or protocol.retains_grad(t) or kind == "tensor")
         add_tensor(key, kind, t, show)
         inline_key[(nid, nr)] = key
         edges.append(VEdge(rep[nid], key))
@@ -339,11 +359,11 @@ def build(
     inline_count = Counter(nid for nid, _ in inline)
     collapsed = 0
     for key, members in summaries.items():
-        counts = Counter(type(n).__name__ for n in members)
+        counts = Counter(protocol.title(n) for n in members)
         lines = [(f"{name} ×{c}", "shape") for name, c in counts.most_common(3)]
         if len(counts) > 3:
             lines.append((f"and {len(counts) - 3} more kinds", "shape"))
-        hidden = sum(1 + isinstance(n, AccumulateGrad) + inline_count[id(n)] for n in members)
+        hidden = sum(1 + _draws_apart(n) + inline_count[id(n)] for n in members)
         collapsed += hidden
         nodes[key] = VNode(key, "summary", f"{hidden} nodes collapsed", lines,
                            tooltip=f"{hidden} nodes collapsed")
@@ -376,7 +396,7 @@ def build(
         n_notes = 0
         for node in kept:
             for label, t in saved.get(id(node), ()):
-                src = tensor_key.get(id(t)) or data_key.get(_storage(t))
+                src = tensor_key.get(id(t)) or data_key.get(protocol.storage(t))
                 if src is None:
                     src = f"s{n_notes}"
                     n_notes += 1
@@ -384,7 +404,7 @@ def build(
                     nodes[src] = VNode(src, "saved", title, [(format_shape(t), "shape"),
                                                                (format_array(values(t)), "value")],
                                        obj=t, tooltip="a tensor saved for backward")
-                    data_key[_storage(t)] = src
+                    data_key[protocol.storage(t)] = src
                 by_src.setdefault((src, rep[id(node)]), []).append(label.replace("saved ", ""))
         for (src, dst), labels in by_src.items():
             edges.append(VEdge(src, dst, kind="saved", label="saved " + ", ".join(labels)))
@@ -396,21 +416,52 @@ def build(
                    "draw(..., max_nodes=None) draws them all")
     fn_key = {id(n): rep[id(n)] for n in fns}
     return Model(nodes, edges, fn_key, slot_edge, output_edge, tensor_key, total, collapsed, rankdir,
-                 caption, keep)
+                 caption, keep, reader)
 
 
-def _storage(t: Tensor) -> tuple:
-    """What tells a saved tensor is a drawn one: the same elements in the same memory."""
-    return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype.name)
+def _draws_apart(node: Any) -> bool:
+    """The node's leaf is drawn as a box of its own above it (AccumulateGrad; not a leaf value)."""
+    return is_accumulate(node) and not isinstance(node, ValueLeaf)
+
+
+def _order(outputs: list[Any], roots: list[Any], fns: list[Any]) -> list[Any]:
+    """The nodes in the order backward runs them: autograd_lab's engine's own schedule; for another
+    graph, dependency counting where, of the ready nodes, the one with the highest ``_sequence_nr``
+    runs first (PyTorch's rule), else the one nearest the outputs."""
+    if all(isinstance(n, Node) for n in fns):
+        return execution_order([t for t in outputs if isinstance(t, Tensor) and t.grad_fn is not None])
+    index = {id(n): i for i, n in enumerate(fns)}
+    deps: dict[int, int] = {}
+    for n in fns:
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                deps[id(nxt)] = deps.get(id(nxt), 0) + 1
+
+    def priority(n: Any) -> tuple:
+        seq = protocol.sequence_nr(n)
+        return (0, -seq, index[id(n)]) if seq is not None else (1, index[id(n)], 0)
+
+    ready = [(priority(n), index[id(n)], n) for n in roots if deps.get(id(n), 0) == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[id(nxt)] -= 1
+                if deps[id(nxt)] == 0:
+                    heapq.heappush(ready, (priority(nxt), index[id(nxt)], nxt))
+    return order
 
 
 def _collapse(
-    fns: list[Node],
-    roots: list[Node],
-    inline: dict[tuple[int, int], Tensor],
+    fns: list[Any],
+    roots: list[Any],
+    inline: dict[tuple[int, int], Any],
     saved: dict[int, list],
     rep: dict[int, str],
-    summaries: dict[str, list[Node]],
+    summaries: dict[str, list[Any]],
     budget: int,
 ) -> None:
     """Map nodes to summary nodes (in ``rep``) until the drawing fits in ``budget`` nodes.
@@ -423,7 +474,7 @@ def _collapse(
     2. If still too large: the nodes nearest to the outputs (breadth-first) are kept as long as they fit,
        the rest become one summary node.
     """
-    is_op = {id(n): not isinstance(n, AccumulateGrad) for n in fns}
+    is_op = {id(n): not is_accumulate(n) for n in fns}
     protected = {id(r) for r in roots} | {nid for nid, _ in inline}
     consumers: dict[int, set[int]] = {}
     for n in fns:
@@ -491,7 +542,7 @@ def _collapse(
         if len(members) > 1:  # a chain's summary node
             return 1
         m = members[0]
-        return 1 + isinstance(m, AccumulateGrad) + inline_count[id(m)] + len(saved.get(id(m), ()))
+        return 1 + _draws_apart(m) + inline_count[id(m)] + len(saved.get(id(m), ()))
 
     groups: dict[str, list[Node]] = {}
     for n in fns:

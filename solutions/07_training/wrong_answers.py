@@ -11,21 +11,21 @@ See docs/exercise-authoring.md.
 """
 
 # Lines that several answers share.
-_PREDICT = "def grads_without_zero_grad(w0, lr, steps):\n"
-_ACCUMULATE = "def accumulated_grads(model, loss_fn, x, y, k):\n"
-_PAIRS = "    for xb, yb in zip(x.chunk(k), y.chunk(k)):\n"
-_RETURN_GRADS = "    return [p.grad for p in model.parameters()]\n"
-_MOMENTUM = ("class MomentumSGD(optim.Optimizer):\n"
-             "    def __init__(self, params, lr=0.01, momentum=0.9):\n"
-             "        super().__init__(params, dict(lr=lr, momentum=momentum))\n\n"
-             "    @torch.no_grad()\n"
-             "    def step(self):\n")
-_EACH_PARAM = ("        for group in self.param_groups:\n"
-               "            for p in group['params']:\n")
-_SKIP = ("                if p.grad is None:\n"
-         "                    continue\n")
-_RIGHT_FIRST = "                    state['momentum_buffer'] = p.grad.clone()\n"
-_RIGHT_LATER = "                    state['momentum_buffer'].mul_(group['momentum']).add_(p.grad)\n"
+_DROPOUT = "def dropout(x, p=0.5, training=True):\n"
+_CHECK_P = ("    if not 0 <= p <= 1:\n"
+            "        raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')\n")
+_PASS = "    if not training or p == 0:\n        return x\n"
+_BN = "def batch_norm_train(x, running_mean, running_var, momentum=0.1, eps=1e-5):\n"
+_ONE = ("    if x.shape[0] == 1:\n"
+        "        raise ValueError('Expected more than 1 value per channel when training, '\n"
+        "                         f'got input size {x.shape}')\n")
+_STATS = ("    mean = x.mean(dim=0)\n"
+          "    var = ((x - mean) ** 2).mean(dim=0)\n"
+          "    n = x.shape[0]\n")
+_UPDATE = ("    with torch.no_grad():\n"
+           "        running_mean.mul_(1 - momentum).add_(momentum * mean)\n"
+           "        running_var.mul_(1 - momentum).add_(momentum * var * n / (n - 1))\n")
+_NORMALISE = "    return (x - mean) / torch.sqrt(var + eps)\n"
 _EPOCH = ("def train_epoch(model, loader, loss_fn, optimizer):\n"
           "    model.train()\n")
 _BATCH = ("        optimizer.zero_grad()\n"
@@ -37,16 +37,6 @@ _FLOAT_SUM = ("        total += loss.item() * len(x)\n"
               "    return total / n\n")
 
 
-def _momentum(first: str, later: str, update: str = "                p.sub_(group['lr'] * buf)\n",
-              skip: str = _SKIP) -> str:
-    """A MomentumSGD whose step makes the buffer with `first` and `later`, then runs `update`."""
-    return (_MOMENTUM + _EACH_PARAM + skip
-            + "                state = self.state[p]\n"
-              "                if 'momentum_buffer' not in state:\n"
-            + first + "                else:\n" + later
-            + "                buf = state['momentum_buffer']\n" + update)
-
-
 def _epoch(batch: str, tail: str = _FLOAT_SUM, head: str = _EPOCH,
            start: str = "    total, n = 0.0, 0\n") -> str:
     """A train_epoch with `batch` as the body of the loop over the loader."""
@@ -54,132 +44,95 @@ def _epoch(batch: str, tail: str = _FLOAT_SUM, head: str = _EPOCH,
 
 
 MISTAKES = {
-    "grads_without_zero_grad": [
-        {"kind": "shortcut", "why": "runs autograd instead of predicting it",
-         "message": "autograd_lab.Tensor.backward is switched off",
-         "code": _PREDICT + "    w = torch.tensor(float(w0), requires_grad=True)\n"
-                 "    opt = optim.SGD([w], lr=lr)\n"
-                 "    used = []\n"
-                 "    for _ in range(steps):\n"
-                 "        (w * w).backward()\n"
-                 "        used.append(w.grad.item())\n"
-                 "        opt.step()\n"
-                 "    return used\n"},
-        {"kind": "mistake", "why": "predicts the loop WITH zero_grad: a fresh gradient 2w each step",
-         "message": "that is what you get WITH zero_grad",
-         "code": _PREDICT + "    w, used = float(w0), []\n"
-                 "    for _ in range(steps):\n"
-                 "        used.append(2 * w)\n"
-                 "        w -= lr * 2 * w\n"
-                 "    return used\n"},
-        {"kind": "mistake", "why": "accumulates w.grad, but lets the step use the newest gradient only",
-         "message": "the step uses the accumulated w.grad",
-         "code": _PREDICT + "    w, g, used = float(w0), 0.0, []\n"
-                 "    for _ in range(steps):\n"
-                 "        g += 2 * w\n"
-                 "        used.append(g)\n"
-                 "        w -= lr * 2 * w\n"
-                 "    return used\n"},
-        {"kind": "edge", "why": "starts the list with the first gradient: [4.0] even for 0 steps",
-         "message": "the length of grads_without_zero_grad(2.0, 0.1, 0)",
-         "code": _PREDICT + "    w = float(w0)\n"
-                 "    g = 2 * w\n"
-                 "    used = [g]\n"
-                 "    for _ in range(steps - 1):\n"
-                 "        w -= lr * g\n"
-                 "        g += 2 * w\n"
-                 "        used.append(g)\n"
-                 "    return used\n"},
-        {"kind": "type", "why": "computes with NumPy and returns an array",
-         "message": "expected a list, got array",
-         "code": _PREDICT + "    w, g, used = np.float64(w0), 0.0, np.zeros(steps)\n"
-                 "    for i in range(steps):\n"
-                 "        g += 2 * w\n"
-                 "        used[i] = g\n"
-                 "        w -= lr * g\n"
-                 "    return used\n"},
-        {"kind": "type", "why": "returns a list of tensors",
-         "message": "expected a Python float",
-         "code": _PREDICT + "    w, g, used = torch.tensor(float(w0)), torch.tensor(0.0), []\n"
-                 "    for _ in range(steps):\n"
-                 "        g = g + 2 * w\n"
-                 "        used.append(g)\n"
-                 "        w = w - lr * g\n"
-                 "    return used\n"},
+    "dropout": [
+        {"kind": "shortcut", "why": "calls the library's dropout",
+         "message": "autograd_lab.nn.functional.dropout is switched off",
+         "code": _DROPOUT + "    return torch.nn.functional.dropout(x, p, training)\n"},
+        {"kind": "mistake", "why": "zeroes with probability p but does not scale the survivors",
+         "message": "the survivors are not scaled",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    return x * (torch.rand_like(x) >= p)\n"},
+        {"kind": "mistake", "why": "keeps each element with probability p (p read as the keep probability)",
+         "message": "p is the probability of DROPPING an element",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    return x * (torch.rand_like(x) < p) / p\n"},
+        {"kind": "mistake", "why": "drops in evaluation too (ignores training)",
+         "message": "out of training (training=False), or with p = 0, dropout returns x unchanged",
+         "code": _DROPOUT + _CHECK_P + "    return x * (torch.rand_like(x) >= p) / (1 - p)\n"},
+        {"kind": "structure", "why": "draws the mask with NumPy: torch.manual_seed does not repeat it",
+         "message": "draw the random numbers with torch's generator",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    mask = np.random.random(tuple(x.shape)) >= p\n"
+                 "    return torch.tensor(x.detach().numpy() * mask / (1 - p), dtype=x.dtype)\n"},
+        {"kind": "structure", "why": "computes in NumPy and wraps the result: no gradient reaches x",
+         "message": "backward must reach x",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    keep = (torch.rand_like(x) >= p).numpy()\n"
+                 "    return torch.from_numpy(x.detach().numpy() * keep / (1 - p))\n"},
+        {"kind": "structure", "why": "seeds the generator inside: every call drops the same elements",
+         "message": "do not seed inside dropout",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    torch.manual_seed(0)\n"
+                 "    return x * (torch.rand_like(x) >= p) / (1 - p)\n"},
+        {"kind": "structure", "why": "one random number per column: every row gets the same mask",
+         "message": "the same mask in every row",
+         "code": _DROPOUT + _CHECK_P + _PASS + "    keep = torch.rand(x.shape[-1]) >= p\n"
+                 "    return x * keep / (1 - p)\n"},
+        {"kind": "edge", "why": "p = 1 divides by zero: NaN instead of zeros",
+         "message": "p = 1 drops every element",
+         "code": _DROPOUT + _CHECK_P + _PASS
+                 + "    return x * (torch.rand_like(x) >= p).to(x.dtype) / (1 - p)\n"},
+        {"kind": "edge", "why": "never checks p: p = 1.5 gives a result instead of PyTorch's ValueError",
+         "message": "raise ValueError(f'dropout probability has to be",
+         "code": _DROPOUT + _PASS + "    if p >= 1:\n        return x * 0.0\n"
+                 "    return x * (torch.rand_like(x) >= p).to(x.dtype) / (1 - p)\n"},
     ],
-    "accumulated_grads": [
-        {"kind": "shortcut", "why": "one full-batch backward instead of micro-batches",
-         "message": "the model saw the whole batch at once",
-         "code": _ACCUMULATE + "    model.zero_grad()\n"
-                 "    loss_fn(model(x), y).backward()\n" + _RETURN_GRADS},
-        {"kind": "mistake", "why": "does not divide the micro-batch losses by k",
-         "message": "times the batch gradient: divide each micro-batch's loss by k",
-         "code": _ACCUMULATE + "    model.zero_grad()\n" + _PAIRS
-                 + "        loss_fn(model(xb), yb).backward()\n" + _RETURN_GRADS},
-        {"kind": "mistake", "why": "never clears the stale gradients",
-         "message": "plus the stale one",
-         "code": _ACCUMULATE + _PAIRS + "        (loss_fn(model(xb), yb) / k).backward()\n" + _RETURN_GRADS},
-        {"kind": "mistake", "why": "clears the gradients for every micro-batch: only the last one stays",
-         "message": "the last micro-batch's share alone",
-         "code": _ACCUMULATE + _PAIRS + "        model.zero_grad()\n"
-                 "        (loss_fn(model(xb), yb) / k).backward()\n" + _RETURN_GRADS},
-        {"kind": "structure", "why": "sums the k losses, then one backward: every graph alive at once",
-         "message": "calling backward once keeps every micro-batch's graph alive",
-         "code": _ACCUMULATE + "    model.zero_grad()\n"
-                 "    total = 0\n" + _PAIRS
-                 + "        total = total + loss_fn(model(xb), yb) / k\n"
-                 "    total.backward()\n" + _RETURN_GRADS},
-        {"kind": "edge", "why": "x.split(k): pieces of k examples, not k pieces",
-         "message": "x.split(k) cuts pieces of k examples each",
-         "code": _ACCUMULATE + "    model.zero_grad()\n"
-                 "    for xb, yb in zip(x.split(k), y.split(k)):\n"
-                 "        (loss_fn(model(xb), yb) / k).backward()\n" + _RETURN_GRADS},
-        {"kind": "type", "why": "returns a generator of the gradients, not a list",
-         "message": "(of type generator)",
-         "code": _ACCUMULATE + "    model.zero_grad()\n" + _PAIRS
-                 + "        (loss_fn(model(xb), yb) / k).backward()\n"
-                 "    return (p.grad for p in model.parameters())\n"},
-    ],
-    "MomentumSGD": [
-        {"kind": "structure", "why": "keeps p.grad itself as the buffer (no copy), then updates it in place",
-         "message": "expected a copy",
-         "code": _momentum("                    state['momentum_buffer'] = p.grad\n", _RIGHT_LATER)},
-        {"kind": "mistake", "why": "makes a new buffer from the gradient every step: plain SGD",
-         "message": "that is plain SGD",
-         "code": _MOMENTUM + _EACH_PARAM + _SKIP + "                buf = p.grad.clone()\n"
-                 "                self.state[p]['momentum_buffer'] = buf\n"
-                 "                p.sub_(group['lr'] * buf)\n"},
-        {"kind": "mistake", "why": "averages: buf = momentum * buf + (1 - momentum) * g",
-         "message": "(dampening)",
-         "code": _momentum(_RIGHT_FIRST,
-                           "                    state['momentum_buffer'].mul_(group['momentum'])"
-                           ".add_((1 - group['momentum']) * p.grad)\n")},
-        {"kind": "mistake", "why": "the textbook velocity v = momentum * v - lr * g kept as the buffer",
-         "message": "the textbook velocity",
-         "code": _momentum("                    state['momentum_buffer'] = -group['lr'] * p.grad\n",
-                           "                    state['momentum_buffer'].mul_(group['momentum'])"
-                           ".sub_(group['lr'] * p.grad)\n",
-                           update="                p.add_(buf)\n")},
-        {"kind": "mistake", "why": "uses the optimizer's defaults, not each group's lr and momentum",
-         "message": "each group has its own, group['lr']",
-         "code": _momentum(_RIGHT_FIRST,
-                           "                    state['momentum_buffer'].mul_(self.defaults['momentum'])"
-                           ".add_(p.grad)\n",
-                           update="                p.sub_(self.defaults['lr'] * buf)\n")},
-        {"kind": "structure", "why": "rebinds p (p = p - lr * buf) instead of updating it in place",
-         "message": "w did not move",
-         "code": _momentum(_RIGHT_FIRST, _RIGHT_LATER, update="                p = p - group['lr'] * buf\n")},
-        {"kind": "edge", "why": "does not skip parameters whose .grad is None",
-         "message": "skip parameters whose .grad is None",
-         "code": _momentum(_RIGHT_FIRST, _RIGHT_LATER, skip="")},
-        {"kind": "shortcut", "why": "hands the work to the library's SGD",
-         "message": "autograd_lab.optim.SGD.step is switched off",
-         "code": _MOMENTUM + "        if not hasattr(self, 'inner'):\n"
-                 "            self.inner = optim.SGD(self.param_groups, lr=self.defaults['lr'],\n"
-                 "                                   momentum=self.defaults['momentum'])\n"
-                 "        self.inner.step()\n"
-                 "        for p, s in self.inner.state.items():\n"
-                 "            self.state[p] = s\n"},
+    "batch_norm_train": [
+        {"kind": "shortcut", "why": "calls the library's batch_norm",
+         "message": "autograd_lab.nn.functional.batch_norm is switched off",
+         "code": _BN + "    F = torch.nn.functional\n"
+                 "    return F.batch_norm(x, running_mean, running_var, training=True,\n"
+                 "                        momentum=momentum, eps=eps)\n"},
+        {"kind": "mistake", "why": "normalises with the unbiased variance (x.var's default)",
+         "message": "that divides by the UNBIASED standard deviation",
+         "code": _BN + _ONE + "    mean = x.mean(dim=0)\n    var = x.var(dim=0)\n    n = x.shape[0]\n"
+                 "    with torch.no_grad():\n"
+                 "        running_mean.mul_(1 - momentum).add_(momentum * mean)\n"
+                 "        running_var.mul_(1 - momentum).add_(momentum * var)\n"
+                 "    return (x - mean) / torch.sqrt(var + eps)\n"},
+        {"kind": "mistake", "why": "updates running_var with the biased variance of the batch",
+         "message": "running_var takes the UNBIASED variance",
+         "code": _BN + _ONE + _STATS + "    with torch.no_grad():\n"
+                 "        running_mean.mul_(1 - momentum).add_(momentum * mean)\n"
+                 "        running_var.mul_(1 - momentum).add_(momentum * var)\n" + _NORMALISE},
+        {"kind": "mistake", "why": "Keras' momentum: keeps momentum of the old statistic",
+         "message": "PyTorch's momentum weighs the NEW batch",
+         "code": _BN + _ONE + _STATS + "    with torch.no_grad():\n"
+                 "        running_mean.mul_(momentum).add_((1 - momentum) * mean)\n"
+                 "        running_var.mul_(momentum).add_((1 - momentum) * var * n / (n - 1))\n"
+                 + _NORMALISE},
+        {"kind": "mistake", "why": "standardises each example over its features (dim=1)",
+         "message": "BatchNorm standardises each feature over the batch (dim=0)",
+         "code": _BN + _ONE + _STATS + _UPDATE
+                 + "    m1 = x.mean(dim=1, keepdim=True)\n"
+                   "    return (x - m1) / torch.sqrt(((x - m1) ** 2).mean(dim=1, keepdim=True) + eps)\n"},
+        {"kind": "structure", "why": "rebinds the running statistics instead of updating them in place",
+         "message": "update it IN PLACE",
+         "code": _BN + _ONE + _STATS + "    with torch.no_grad():\n"
+                 "        running_mean = (1 - momentum) * running_mean + momentum * mean\n"
+                 "        running_var = (1 - momentum) * running_var + momentum * var * n / (n - 1)\n"
+                 + _NORMALISE},
+        {"kind": "structure", "why": "updates the running statistics outside no_grad: autograd records them",
+         "message": "update the running statistics under torch.no_grad()",
+         "code": _BN + _ONE + _STATS + "    running_mean.mul_(1 - momentum).add_(momentum * mean)\n"
+                 "    running_var.mul_(1 - momentum).add_(momentum * var * n / (n - 1))\n" + _NORMALISE},
+        {"kind": "structure", "why": "computes the batch statistics under no_grad: the gradient misses them",
+         "message": "that is the gradient with the mean and variance held constant",
+         "code": _BN + _ONE + "    n = x.shape[0]\n    with torch.no_grad():\n"
+                 "        mean = x.mean(dim=0)\n        var = ((x - mean) ** 2).mean(dim=0)\n"
+                 "        running_mean.mul_(1 - momentum).add_(momentum * mean)\n"
+                 "        running_var.mul_(1 - momentum).add_(momentum * var * n / (n - 1))\n" + _NORMALISE},
+        {"kind": "edge", "why": "forgets eps: a constant feature gives 0 / 0",
+         "message": "add eps under the square root",
+         "code": _BN + _ONE + _STATS + _UPDATE + "    return (x - mean) / torch.sqrt(var)\n"},
+        {"kind": "edge", "why": "no check of a batch of one: divides by N - 1 = 0",
+         "message": "a batch of one has no variance",
+         "code": _BN + _STATS + _UPDATE + _NORMALISE},
     ],
     "train_epoch": [
         {"kind": "structure", "why": "sums the loss tensors over the batches: every batch's graph kept alive",
@@ -220,31 +173,20 @@ MISTAKES = {
 }
 
 ALTERNATIVES = {
-    "grads_without_zero_grad": [
-        _PREDICT + "    w, grad, used = w0, None, []\n"
-        "    for _ in range(steps):\n"
-        "        grad = 2.0 * w if grad is None else grad + 2.0 * w\n"
-        "        used.append(float(grad))\n"
-        "        w = w - lr * grad\n"
-        "    return used\n",
+    "dropout": [
+        _DROPOUT + _CHECK_P + "    if not training:\n        return x\n"
+        "    keep = torch.bernoulli(torch.full_like(x, 1 - p))\n"
+        "    return x * keep / (1 - p) if p < 1 else torch.zeros_like(x) * x\n",
+        _DROPOUT + _CHECK_P + _PASS + "    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)\n"
+        "    return torch.where(torch.rand(x.shape) < p, torch.zeros_like(x), x * scale)\n",
     ],
-    "accumulated_grads": [
-        _ACCUMULATE + "    for p in model.parameters():\n"
-        "        p.grad = None\n"
-        "    size = len(x) // k\n"
-        "    for i in range(k):\n"
-        "        xb, yb = x[i * size:(i + 1) * size], y[i * size:(i + 1) * size]\n"
-        "        loss = loss_fn(model(xb), yb) * (len(xb) / len(x))\n"
-        "        torch.autograd.backward(loss)\n"
-        "    return [p.grad for p in model.parameters()]\n",
-    ],
-    "MomentumSGD": [
-        # the buffer starts at zero: momentum * 0 + g is g, PyTorch's first buffer
-        _MOMENTUM + _EACH_PARAM + _SKIP
-        + "                buf = self.state[p].get('momentum_buffer', torch.zeros_like(p))\n"
-          "                buf = group['momentum'] * buf + p.grad\n"
-          "                self.state[p]['momentum_buffer'] = buf\n"
-          "                p -= group['lr'] * buf\n",
+    "batch_norm_train": [
+        _BN + _ONE + "    mean = x.mean(0)\n"
+        "    var = x.var(0, unbiased=False)\n"
+        "    with torch.no_grad():\n"
+        "        running_mean.copy_((1 - momentum) * running_mean + momentum * mean)\n"
+        "        running_var.copy_((1 - momentum) * running_var + momentum * x.var(0, unbiased=True))\n"
+        "    return (x - mean) * (var + eps).rsqrt()\n",
     ],
     "train_epoch": [
         "def train_epoch(model, loader, loss_fn, optimizer):\n"
@@ -263,8 +205,8 @@ ALTERNATIVES = {
 }
 
 WRONG_ANSWERS = {
-    "MomentumSGD": MISTAKES["MomentumSGD"][1]["code"],
+    "dropout": MISTAKES["dropout"][1]["code"],
     "train_epoch": MISTAKES["train_epoch"][2]["code"],
 }
-DESCRIPTION = (f"MomentumSGD: {MISTAKES['MomentumSGD'][1]['why']}; "
+DESCRIPTION = (f"dropout: {MISTAKES['dropout'][1]['why']}; "
                f"train_epoch: {MISTAKES['train_epoch'][2]['why']}.")
