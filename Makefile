@@ -6,9 +6,9 @@ STAMP  := $(VENV)/.installed
 # nbgrader's Validate dialog, made readable (grading/labextension), linked into the virtualenv.
 LABEXT := $(VENV)/share/jupyter/labextensions/@autograd-lab/validate-dialog
 
-.PHONY: venv install graphviz course test lint bench torch release grade feedback
+.PHONY: venv install graphviz bubblewrap course test lint bench torch release grade feedback
 
-venv install: $(STAMP) graphviz $(LABEXT)
+venv install: $(STAMP) graphviz bubblewrap $(LABEXT)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,18 @@ graphviz:
 	echo "Installing Graphviz with apt-get..."; \
 	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz \
 	  || echo "Could not install Graphviz; graphs will not be drawn. Continuing."
+
+# Autograde runs each student's kernel in a bubblewrap sandbox (grading/sandbox.py); without
+# `bwrap`, autograde warns that students' code is not isolated (--sandbox strict refuses).
+bubblewrap:
+	@command -v bwrap >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then SUDO=; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
+	else echo "bubblewrap ('bwrap') is missing: install it with your system's package manager"; \
+	     echo "(dnf/pacman/zypper install bubblewrap) to autograde in a sandbox. Continuing without it."; exit 0; fi; \
+	echo "Installing bubblewrap with apt-get..."; \
+	$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap \
+	  || echo "Could not install bubblewrap; autograde will warn that kernels are not sandboxed. Continuing."
 
 # JupyterLab refuses to start as root unless told: containers, cloud VMs and CI run as root.
 # LAB_ARGS passes more options (e.g. LAB_ARGS="--no-browser --port=8890").

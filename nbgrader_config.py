@@ -67,12 +67,17 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # What learners' Validate and autograde share (time limits, whole messages from Validate).
 load_subconfig("nbgrader_config.py", path=os.path.join(_HERE, "grading", "jupyter"))  # noqa: F821
 
-# Autograde runs students' code in a sandbox (grading/sandbox.py): the course tree, the
-# solutions and the gradebook are hidden from the kernel, which runs as an unprivileged user
-# when grading as root; a dead kernel (os._exit, segfault, out of memory) scores zero for
-# that notebook instead of aborting the run. Validate (the learner's button) is unchanged.
+# Autograde runs each kernel in a bubblewrap sandbox (grading/sandbox.py): only the system's
+# libraries, Python, the virtualenv, autograd_lab and the assignment's data are visible; a
+# throw-away user id when grading as root; memory, processes, CPU, files and disk limited.
+# Outputs are capped while received, canary tests catch a kernel that lies about its tests
+# (grading/tamper.py), and outputs are made inert (grading/sanitize.py). A dead kernel
+# (os._exit, segfault, out of memory) scores zero for that notebook instead of aborting the
+# run. Validate (the learner's button) is unchanged. Limits: c.SandboxKernelManager.* and
+# c.SafeExecute.* (docs/instructor-guide.md).
 c.Autograde.autograde_preprocessors = [
     "grading.execute.SafeExecute",
+    "grading.sanitize.SanitizeOutputs",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -90,4 +95,10 @@ from nbgrader.preprocessors import GetGrades  # noqa: E402
 from grading import feedback  # noqa: E402
 
 c.GenerateFeedback.exporter_class = feedback.FeedbackExporter
+# Feedback pages and Formgrader (both nbconvert's HTMLExporter) leave out students' JavaScript
+# and widgets and pass their HTML outputs and Markdown cells through grading/sanitize.py's
+# cleaner (nh3).
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"clean_html": "grading.sanitize.clean_html"}
+c.HTMLExporter.preprocessors = ["grading.sanitize.SanitizeMarkdown"]
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, feedback.FeedbackScores]

@@ -285,6 +285,21 @@ def install_proxy() -> str:
     return found
 
 
+def install_bubblewrap() -> None:
+    """bubblewrap, the sandbox of each autograded kernel (grading/sandbox.py), with apt-get if
+    missing; elsewhere, say how."""
+    if shutil.which("bwrap"):
+        return
+    if shutil.which("apt-get") is None:
+        print("WARNING: bubblewrap (bwrap) is missing: install it with your package manager, or "
+              "autograde warns that students' code is not sandboxed")
+        return
+    print("installing bubblewrap with apt-get ...")
+    run(["apt-get", "update", "-qq"])
+    run(["apt-get", "install", "-y", "-qq", "bubblewrap"],
+        env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+
+
 def runs_for(user: str, cmd: list[str]) -> subprocess.CompletedProcess:
     """Run `cmd` as the system user `user`: can an ordinary user use this interpreter or venv?"""
     pw = pwd.getpwnam(user)
@@ -451,6 +466,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
     make_dir(settings.prefix, 0o755)
     make_dir(settings.state, 0o700)
     settings.set("hub", "proxy", install_proxy())
+    install_bubblewrap()
     group = settings.get("users", "students_group")
     ensure_group(group)
     created = ensure_user(settings, settings.instructor, [])

@@ -4,8 +4,9 @@
     python -m grading strip [PATH ...] [--check]
     python -m grading collect INBOX [--assignment A]
     python -m grading autograde [ASSIGNMENT ...] [--student S ...] [--jobs N] [--timeout S] [--force]
-    python -m grading feedback [ASSIGNMENT ...] [--no-progress]
+    python -m grading feedback [ASSIGNMENT ...] [--student S ...] [--no-progress]
     python -m grading export [--out grades.csv]
+    python -m grading sandbox
 """
 
 from __future__ import annotations
@@ -46,11 +47,18 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--force", action="store_true", help="grade again what is already graded")
     a.add_argument("--sandbox", choices=["auto", "strict", "off"], default=None,
                    help="isolation of students' code (default auto; off is for debugging)")
+    a.add_argument("--canaries", type=int, default=None, help="canary tests per notebook "
+                   "(default: nbgrader_config.py's SafeExecute.canaries, 2; 0 turns them off, "
+                   "for debugging only)")
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     f = sub.add_parser("feedback", help="generate_feedback: HTML in feedback/")
     f.add_argument("assignments", nargs="*")
+    f.add_argument("--student", action="append", dest="students", help="only these students")
     f.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    sub.add_parser("sandbox", help="what the autograde sandbox guarantees on this machine, "
+                   "for this user")
 
     e = sub.add_parser("export", help="grades as CSV")
     e.add_argument("--out", type=Path, default=Path("grades.csv"))
@@ -80,22 +88,45 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "collect":
         pipeline.collect(course, args.inbox, args.assignment)
         return 0
+    if args.command == "sandbox":
+        return _print_guarantees(args.root, verbose=True)
     if args.command == "autograde":
+        if args.sandbox != "off":
+            _print_guarantees(args.root, verbose=False)
         subs = pipeline.autograde(course, args.assignments or None, args.students, args.jobs,
                                   args.timeout, args.force, args.sandbox,
-                                  progress=not args.no_progress)
+                                  progress=not args.no_progress, canaries=args.canaries)
         failed = [s for s in subs if s.status in ("invalid", "error")]
+        tampered = [s.student for s in subs if s.status == "tampered"]
+        if tampered:
+            print(f"TAMPERED: {', '.join(sorted(tampered))}: a canary test passed in the "
+                  "kernel (scored zero; evidence in report.json)", file=sys.stderr)
         if failed:
             print(f"{len(failed)} submission(s) could not be graded normally (see above); "
                   "all others are graded", file=sys.stderr)
         return 1 if failed else 0
     if args.command == "feedback":
         return 1 if pipeline.feedback(course, args.assignments or None,
-                                         progress=not args.no_progress) else 0
+                                         progress=not args.no_progress,
+                                         students=args.students) else 0
     if args.command == "export":
         pipeline.export(course, args.out if args.out.is_absolute() else course.root / args.out)
         return 0
     return 2
+
+
+def _print_guarantees(root: str, verbose: bool) -> int:
+    """What the sandbox guarantees here (grading/sandbox.py); 1 if students' code would not be
+    isolated."""
+    from . import sandbox
+
+    summary, strong, weak = sandbox.guarantees(pipeline.sandbox_limits(pipeline.Course(root)))
+    print(f"sandbox: {summary}")
+    for line in strong if verbose else []:
+        print(f"  + {line}")
+    for line in weak:
+        print(f"  WEAKER HERE: {line}")
+    return 1 if summary.startswith("NOT") else 0
 
 
 if __name__ == "__main__":

@@ -46,6 +46,11 @@ def read_notebook(path: Path | str) -> NotebookNode:
     return nb
 
 
+def new_notebook_like(nb: NotebookNode, cells: list) -> NotebookNode:
+    """A notebook with `nb`'s metadata and these cells."""
+    return nbformat.from_dict({**nb, "cells": list(cells)})
+
+
 def write_notebook(nb: NotebookNode, path: Path | str) -> None:
     nbformat.write(nb, str(path))
 

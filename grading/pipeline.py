@@ -18,6 +18,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,13 @@ def subprocess_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     return env
+
+
+def sandbox_limits(course: Course):
+    """The sandbox's limits as the course's nbgrader_config.py sets them."""
+    from .execute import SandboxKernelManager
+
+    return SandboxKernelManager(config=nbgrader_api(course.root).config).limits
 
 
 def nbgrader_api(root: Path | str, overrides: dict | None = None):
@@ -232,54 +240,128 @@ def _canonical_stem(stem: str, known: dict[str, str]) -> str | None:
     return base if base in known else None
 
 
+MAX_NOTEBOOK_MB = 8  # a submitted notebook larger than this is refused
+
+
+class Refused(Exception):
+    """A submitted file that is not collected or graded; the message says why."""
+
+
+def read_submitted(path: Path) -> bytes:
+    """The bytes of a submitted file, read safely: a symbolic link, a file that is not a
+    regular file (a FIFO would block forever) or one larger than MAX_NOTEBOOK_MB is Refused."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if os.path.islink(path):
+            raise Refused("a symbolic link (not followed; submit the file itself)") from None
+        raise Refused(f"cannot be read ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused("not a regular file")
+        limit = MAX_NOTEBOOK_MB * 2**20
+        if st.st_size > limit:
+            raise Refused(f"too large ({st.st_size / 2**20:.1f} MiB; the limit is "
+                          f"{MAX_NOTEBOOK_MB} MiB)")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise Refused(f"too large (more than {MAX_NOTEBOOK_MB} MiB)")
+    return data
+
+
+def _inbox_files(student_dir: Path, report: CollectReport) -> list[Path]:
+    """The notebook files under a student's folder; links, other files and unreadable folders
+    are reported (never followed)."""
+    found = []
+
+    def unreadable(e: OSError) -> None:
+        report.skipped.append(f"{e.filename}: cannot be read ({e.strerror})")
+
+    for folder, dirs, files in os.walk(student_dir, onerror=unreadable):
+        for d in sorted(dirs):
+            if os.path.islink(os.path.join(folder, d)):
+                report.errors.append(f"{os.path.join(folder, d)}: a symbolic link (not followed)")
+        dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints"
+                         and not os.path.islink(os.path.join(folder, d)))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.lower().endswith(".ipynb"):
+                found.append(path)
+            elif not name.startswith("."):
+                report.skipped.append(f"{path}: not a notebook (.ipynb)")
+    return found
+
+
 def collect(course: Course, inbox: Path, assignment: str | None = None,
             log: Log = _print) -> CollectReport:
     """Copy INBOX/<student>/**/<notebook>.ipynb to submitted/<student>/<assignment>/.
 
-    A notebook is matched to its assignment by its name (as released in course/). Broken
-    notebooks are copied too (autograde scores them zero and says why) and reported here.
+    A notebook is matched to its assignment by its name (as released in course/). A symbolic
+    link, a file that is not a regular file, or one larger than MAX_NOTEBOOK_MB is refused (not
+    copied) with a message naming it; a broken notebook (not UTF-8, malformed JSON, not the
+    notebook format) is copied (autograde scores it zero and says why) and reported here. One
+    bad entry never stops the others.
     """
     report = CollectReport()
     inbox = Path(inbox)
     index = _notebook_index(course, assignment)
     if not index:
         raise SystemExit(f"no released notebooks in {course.release} (run `release` first)")
-    for student_dir in sorted(p for p in inbox.iterdir() if p.is_dir()):
-        student = student_dir.name
-        if not nbt.notebook_name_ok(student):
-            report.skipped.append(f"{student_dir}: not a usable student id")
+    broken: set[str] = set()
+    for entry in sorted(inbox.iterdir()):
+        if entry.is_symlink():
+            report.errors.append(f"{entry}: a symbolic link (not followed)")
             continue
-        chosen: dict[str, Path] = {}
-        for path in sorted(student_dir.rglob("*.ipynb")):
-            if ".ipynb_checkpoints" in path.parts:
-                continue
+        if not entry.is_dir():
+            if not entry.name.startswith("."):
+                report.skipped.append(f"{entry}: not a student folder")
+            continue
+        student = entry.name
+        if not nbt.notebook_name_ok(student):
+            report.skipped.append(f"{entry}: not a usable student id")
+            continue
+        chosen: dict[str, tuple[Path, bytes, float]] = {}
+        for path in _inbox_files(entry, report):
             stem = _canonical_stem(path.stem, index)
             if stem is None:
                 report.skipped.append(f"{path}: no released notebook of that name")
                 continue
+            try:
+                data = read_submitted(path)
+                mtime = path.lstat().st_mtime
+            except Refused as e:
+                report.errors.append(f"{path}: {e}")
+                continue
             if stem in chosen:
-                newer = max(chosen[stem], path, key=lambda p: p.stat().st_mtime)
-                report.skipped.append(f"{path}: two files for {stem}.ipynb; using {newer}")
+                newer = max(chosen[stem], (path, data, mtime), key=lambda c: c[2])
+                report.skipped.append(f"{path}: two files for {stem}.ipynb; using {newer[0]}")
                 chosen[stem] = newer
             else:
-                chosen[stem] = path
-        for stem, path in sorted(chosen.items()):
+                chosen[stem] = (path, data, mtime)
+        for stem, (path, data, mtime) in sorted(chosen.items()):
             a = index[stem]
             dest = course.submitted / student / a / f"{stem}.ipynb"
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, dest)
-            stamp = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+            if dest.is_symlink():
+                dest.unlink()
+            dest.write_bytes(data)
+            stamp = datetime.fromtimestamp(mtime, timezone.utc)
             (dest.parent / "timestamp.txt").write_text(stamp.strftime("%Y-%m-%d %H:%M:%S.%f %Z"))
             report.copied.append(str(dest.relative_to(course.root)))
             try:
                 nbt.read_notebook(dest)
             except nbt.InvalidNotebook as e:
                 report.errors.append(f"{path}: {e.reason}")
+                broken.add(report.errors[-1])
                 log(f"ERROR {path}: {e.reason} (it will score zero)")
+    for e in report.errors:
+        if e not in broken:
+            log(f"REFUSED {e}")
     for s in report.skipped:
         log(f"skipped {s}")
     log(f"collected {len(report.copied)} notebook(s) into {course.submitted}"
-        + (f"; {len(report.errors)} broken" if report.errors else ""))
+        + (f"; {len(report.errors)} refused or broken" if report.errors else ""))
     return report
 
 
@@ -291,11 +373,12 @@ class Submission:
 
     assignment: str
     student: str
-    status: str = "ok"  # ok | skipped | invalid | error
+    status: str = "ok"  # ok | skipped | invalid | error | tampered
     notes: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     edited_locked_cells: list[str] = field(default_factory=list)
     invalid_notebooks: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # what the learner's code does to the grader
     score: float | None = None
     max_score: float | None = None
     seconds: float = 0.0
@@ -337,27 +420,69 @@ def locked_cells_changed(release_nb, submitted_nb) -> list[str]:
     return changed
 
 
+def looks_like(release_nb, submitted_nb) -> bool:
+    """Does the submission hold at least one of the release's graded or answer cells (by
+    grade_id)? A notebook of another assignment under this name holds none."""
+    wanted = {nbt.grade_id(c) for c in release_nb.cells
+              if nbt.grade_id(c) and (nbt.is_solution(c) or nbt.nbgrader_meta(c).get("grade"))}
+    have = {nbt.grade_id(c) for c in submitted_nb.cells}
+    return not wanted or bool(wanted & have)
+
+
+def changed_code(release_nb, submitted_nb):
+    """The submission's code cells whose source is not one of the release's (the learner's
+    code), with their index."""
+    released = {c.source.strip() for c in release_nb.cells if c.cell_type == "code"}
+    return [(i, c) for i, c in enumerate(submitted_nb.cells)
+            if c.cell_type == "code" and c.source.strip() not in released]
+
+
 def _precheck(course: Course, sub: Submission) -> list[str]:
-    """Read the submitted notebooks; return the names of those that can be autograded."""
+    """Read the submitted notebooks; return the names of those that can be autograded. What
+    the learner's code does to the grader is listed in sub.flags."""
+    from . import tamper
+
     valid = []
     for rel_path in course.released_notebooks(sub.assignment):
         path = course.submitted / sub.student / sub.assignment / rel_path.name
-        if not path.exists():
+        if not os.path.lexists(path):
             sub.notes.append(f"{rel_path.name} not submitted (scores zero)")
             continue
+        shown = path.relative_to(course.root)
         try:
+            read_submitted(path)
             nb = nbt.read_notebook(path)
-        except nbt.InvalidNotebook as e:
+        except (Refused, nbt.InvalidNotebook) as e:
+            reason = e.reason if isinstance(e, nbt.InvalidNotebook) else str(e)
             sub.invalid_notebooks.append(rel_path.stem)
-            sub.notes.append(f"ERROR {path.relative_to(course.root)}: not a valid notebook: "
-                             f"{e.reason}; scored zero")
+            sub.notes.append(f"ERROR {shown}: not a valid notebook: {reason}; scored zero")
             continue
-        edited = locked_cells_changed(nbt.read_notebook(rel_path), nb)
+        release_nb = nbt.read_notebook(rel_path)
+        if not looks_like(release_nb, nb):
+            sub.invalid_notebooks.append(rel_path.stem)
+            sub.notes.append(f"ERROR {shown}: none of the cells of {rel_path.name} is in it "
+                             "(another assignment's notebook?); scored zero")
+            continue
+        known = {nbt.grade_id(c) for c in release_nb.cells if nbt.grade_id(c)}
+        unknown = sorted({str(nbt.grade_id(c)) for c in nb.cells if nbt.nbgrader_meta(c)
+                          and (nbt.nbgrader_meta(c).get("grade") or nbt.is_solution(c))
+                          and nbt.grade_id(c) not in known})
+        if unknown:
+            sub.invalid_notebooks.append(rel_path.stem)
+            sub.notes.append(f"ERROR {shown}: graded cells that are not in {rel_path.name}: "
+                             f"{', '.join(unknown)}; scored zero")
+            continue
+        edited = locked_cells_changed(release_nb, nb)
         if edited:
             sub.edited_locked_cells += edited
             sub.notes.append("locked cell(s) edited: " + ", ".join(edited)
                              + " (graded with the released version)")
+        mine = nbt.new_notebook_like(nb, [c for _, c in changed_code(release_nb, nb)])
+        sub.flags += [f"{rel_path.stem}: {f}" for f in tamper.static_flags(mine)]
         valid.append(rel_path.stem)
+    if sub.flags:
+        sub.notes.append(f"FLAGGED: {len(sub.flags)} thing(s) the code does to the grader "
+                         "(see report.json)")
     return valid
 
 
@@ -388,9 +513,9 @@ class Worker:
                 cwd=self.course.root, env=subprocess_env(), stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
 
-    def run(self, job: dict, limit: float) -> tuple[bool, str]:
-        """Autograde one job; (success, log). A worker that takes longer than `limit` seconds
-        or dies is killed (the next job gets a new one)."""
+    def request(self, job: dict, limit: float) -> dict:
+        """Send one job; the worker's reply ({"success", "log", ...}). A worker that takes
+        longer than `limit` seconds or dies is killed (the next job gets a new one)."""
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         assert self.proc and self.proc.stdin and self.proc.stdout
@@ -399,14 +524,18 @@ class Worker:
             self.proc.stdin.flush()
         except BrokenPipeError:
             self.stop()
-            return False, "[grading] WORKER-DIED before the job started\n"
+            return {"success": False, "log": "[grading] WORKER-DIED before the job started\n"}
         ready, _, _ = select.select([self.proc.stdout], [], [], limit)
         line = self.proc.stdout.readline() if ready else ""
         if not line:
             why = "died" if ready else f"took longer than {limit:.0f} s"
             self.stop()
-            return False, f"[grading] WORKER-KILLED: it {why}\n"
-        reply = json.loads(line)
+            return {"success": False, "log": f"[grading] WORKER-KILLED: it {why}\n"}
+        return json.loads(line)
+
+    def run(self, job: dict, limit: float) -> tuple[bool, str]:
+        """Autograde one job; (success, log)."""
+        reply = self.request(job, limit)
         return reply["success"], reply["log"]
 
     def stop(self) -> None:
@@ -486,7 +615,16 @@ def _grade_one(course: Course, sub: Submission, worker: Worker,
         zero_notebooks(course, sub.assignment, sub.student, sub.invalid_notebooks,
                        "This file is not a valid notebook, so it scored zero.")
     for e in sub.events:
-        if e.startswith("KERNEL-DIED"):
+        if e.startswith("CANARY-PASSED"):
+            sub.status = "tampered"
+            sub.notes.append("TAMPERED: a canary test passed in its kernel; notebook scored "
+                             "zero (" + e.split(" ", 1)[1][:160] + ")")
+        elif e.startswith("OUTPUT-CUT"):
+            if not any(n.startswith("output cut") for n in sub.notes):
+                sub.notes.append("output cut at the limit")
+        elif e.startswith("UNSANDBOXED"):
+            sub.notes.append("NOT SANDBOXED: " + e.split(" ", 1)[1])
+        elif e.startswith("KERNEL-DIED"):
             sub.notes.append("kernel died: notebook scored zero")
         elif e.startswith("KERNEL-UNRESPONSIVE"):
             sub.notes.append("kernel stopped responding after a timeout: notebook scored zero")
@@ -509,8 +647,10 @@ def submission_scores(course: Course, assignment: str) -> dict[str, Scores]:
 def autograde(course: Course, assignments: Iterable[str] | None = None,
               students: Iterable[str] | None = None, jobs: int | None = None,
               timeout: float | None = None, force: bool = False, sandbox: str | None = None,
-              progress: bool = True, log: Log = _print) -> list[Submission]:
-    """Autograde every collected submission, `jobs` students at a time."""
+              progress: bool = True, log: Log = _print,
+              canaries: int | None = None) -> list[Submission]:
+    """Autograde every collected submission, `jobs` students at a time: first the canaries of
+    each notebook are verified against its solution (once per version), then the students."""
     from tqdm import tqdm
 
     _gradebook_fixes(course)
@@ -520,6 +660,9 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
         overrides["Execute"] = {"timeout": int(timeout)}
     if sandbox:
         overrides["SandboxKernelManager"] = {"mode": sandbox}
+    overrides["SafeExecute"] = {"canary_file": str(_canary_file(course))}
+    if canaries is not None:
+        overrides["SafeExecute"]["canaries"] = canaries
     cell_timeout = timeout or nbgrader_api(course.root).config.Execute.get("timeout", 60)
     todo: list[Submission] = []
     done: list[Submission] = []
@@ -556,7 +699,20 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
             workers.append(local.worker)
         return _grade_one(course, sub, local.worker, cell_timeout)
 
+    def verify(item: tuple[str, Path]) -> tuple[str, Path, dict]:
+        if not hasattr(local, "worker"):
+            local.worker = Worker(course, overrides)
+            workers.append(local.worker)
+        limit = _wall_clock_limit(course, item[0], cell_timeout) * 3
+        return (*item, local.worker.request({"verify": str(item[1])}, limit))
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pending = _canaries_to_verify(course, {s.assignment for s in todo}) if canaries != 0 else []
+        for a, path, reply in pool.map(verify, pending):
+            _store_canaries(course, a, path, reply.get("verified") or {})
+            if not reply.get("success"):
+                log(f"WARNING {a}/{path.name}: canaries not verified ({reply.get('log')}); its "
+                    "submissions get the fallback canary")
         futures = {pool.submit(grade, sub): sub for sub in todo}
         for fut in as_completed(futures):
             sub = futures[fut]
@@ -582,6 +738,44 @@ def autograde(course: Course, assignments: Iterable[str] | None = None,
         _write_report(course, a, mine)
         log(_format_report(a, mine))
     return done
+
+
+def _canary_file(course: Course) -> Path:
+    return course.autograded / LOG_DIR / "canaries.json"
+
+
+def _canary_record(course: Course) -> dict:
+    path = _canary_file(course)
+    try:
+        return json.loads(path.read_text()).get("notebooks", {}) if path.exists() else {}
+    except ValueError:
+        return {}
+
+
+def _canaries_to_verify(course: Course, assignments: Iterable[str]) -> list[tuple[str, Path]]:
+    """Solution notebooks whose canaries were not verified against this version of them."""
+    record = _canary_record(course)
+    todo = []
+    for a in sorted(assignments):
+        for path in course.source_notebooks(a):
+            if not nbt.is_graded(nbt.read_notebook(path)):
+                continue
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            if record.get(f"{a}/{path.name}", {}).get("sha") != sha:
+                todo.append((a, path))
+    return todo
+
+
+def _store_canaries(course: Course, assignment: str, path: Path, verified: dict) -> None:
+    """Record the verified canaries of a solution notebook; grading.tamper.load_verified reads
+    the merged {test source key: [canaries]} under "verified"."""
+    record = _canary_record(course)
+    record[f"{assignment}/{path.name}"] = {"sha": hashlib.sha256(path.read_bytes()).hexdigest(),
+                                           "verified": verified}
+    merged = {k: v for r in record.values() for k, v in r["verified"].items()}
+    out = _canary_file(course)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"notebooks": record, "verified": merged}, indent=1))
 
 
 def _read_report(course: Course, assignment: str) -> dict[str, dict]:
@@ -644,7 +838,7 @@ def ungraded_answers(course: Course, assignment: str) -> dict[str, Scores]:
 
 
 def feedback(course: Course, assignments: Iterable[str] | None = None, progress: bool = True,
-             log: Log = _print) -> int:
+             log: Log = _print, students: Iterable[str] | None = None) -> int:
     """generate_feedback for every autograded submission, one at a time with a progress bar.
     Warns first about answers not graded by hand yet (their feedback says so). Returns #errors."""
     from tqdm import tqdm
@@ -653,9 +847,11 @@ def feedback(course: Course, assignments: Iterable[str] | None = None, progress:
     api = nbgrader_api(course.root)
     errors = 0
     for a in assignments or course.assignments():
-        students = sorted(p.parent.name for p in course.autograded.glob(f"*/{a}")
-                          if p.is_dir() and not p.parent.name.startswith("."))
-        if not students:
+        wanted = set(students or [])
+        graded = sorted(p.parent.name for p in course.autograded.glob(f"*/{a}")
+                        if p.is_dir() and not p.parent.name.startswith(".")
+                        and (not wanted or p.parent.name in wanted))
+        if not graded:
             continue
         waiting = ungraded_answers(course, a)
         if waiting:
@@ -664,7 +860,7 @@ def feedback(course: Course, assignments: Iterable[str] | None = None, progress:
                 f"graded yet ({', '.join(sorted(waiting))}): their feedback shows them as not "
                 "graded. Grade them in Formgrader (Manual Grading), then run feedback again.")
         failed = []
-        for student in tqdm(students, desc=f"feedback {a}", unit="student", disable=not progress,
+        for student in tqdm(graded, desc=f"feedback {a}", unit="student", disable=not progress,
                             file=sys.stderr):
             result = api.generate_feedback(a, student, force=True)
             if not result["success"]:

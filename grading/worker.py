@@ -3,7 +3,9 @@
 ``grading.pipeline.autograde`` starts one worker per core and feeds each, on standard input, one
 JSON line per job ``{"assignment": ..., "student": ..., "notebook": "*"}``; the worker runs
 nbgrader's Autograde on it (in-process, as formgrader does: nbgrader is imported once, not once
-per student) and answers one JSON line ``{"success": bool, "log": str}`` on standard output.
+per student) and answers one JSON line ``{"success": bool, "log": str}`` on standard output. A job
+``{"verify": path}`` instead runs the canary candidates of a solution notebook against it
+(grading.tamper.verify) and answers ``{"success", "log", "verified"}``.
 Everything else the worker or its kernels print goes to standard error.
 
 Every use of the gradebook takes :mod:`grading.gradebook_lock`, so workers can share it. A
@@ -36,6 +38,9 @@ def main(argv: list[str] | None = None) -> None:
     api = pipeline.nbgrader_api(root, overrides)
     for line in sys.stdin:
         job = json.loads(line)
+        if "verify" in job:  # canaries of one notebook, against the instructor's solution
+            replies.write(json.dumps(verify_canaries(api, job["verify"])) + "\n")
+            continue
         with temp_attrs(api.coursedir, assignment_id=job["assignment"],
                         student_id=job["student"], notebook_id=job.get("notebook") or "*"):
             app = Autograde(coursedir=api.coursedir, parent=api)
@@ -44,6 +49,32 @@ def main(argv: list[str] | None = None) -> None:
             result = capture_log(app)
         log = (result.get("log") or "") + (result.get("error") or "")
         replies.write(json.dumps({"success": bool(result["success"]), "log": log}) + "\n")
+
+
+def verify_canaries(api, path: str) -> dict:
+    """{"success", "log", "verified"}: grading.tamper.verify on the solution notebook `path`,
+    each run in the sandbox like a submission (no canaries of its own)."""
+    import logging
+
+    import nbformat
+
+    from grading import tamper
+    from grading.execute import SafeExecute
+
+    stream = logging.StreamHandler(sys.stderr)
+
+    def run(nb):
+        ex = SafeExecute(config=api.config, canaries=0)
+        ex.log.addHandler(stream)
+        out, _ = ex.preprocess(nb, {"metadata": {"path": os.path.dirname(path)},
+                                    "unique_key": os.path.basename(path)})
+        return out
+
+    try:
+        nb = nbformat.read(path, as_version=4)
+        return {"success": True, "log": "", "verified": tamper.verify(nb, run)}
+    except Exception as e:  # reported by the pipeline; grading goes on without these canaries
+        return {"success": False, "log": f"{type(e).__name__}: {e}", "verified": {}}
 
 
 if __name__ == "__main__":
