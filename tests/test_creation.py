@@ -25,3 +25,23 @@ def test_new_tensors(lib):
     with pytest.warns(UserWarning, match="To copy construct from a tensor"):
         c = x.new_tensor(x)
     assert not c.requires_grad and c.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([0.1, -1.6583], dtype=lib.float64),
+    lambda lib: lib.tensor([[0.1], [0.2]], dtype=lib.float64),
+    lambda lib: lib.tensor(0.1, dtype=lib.float64),
+    lambda lib: lib.as_tensor([0.1, 1e-300], dtype=lib.float64),
+    lambda lib: lib.full((2,), 0.1, dtype=lib.float64),
+    lambda lib: lib.arange(0, 0.35, 0.1, dtype=lib.float64),
+    lambda lib: lib.tensor(np.array([0.1]), dtype=lib.float64),
+    lambda lib: lib.tensor(np.array([0.1], dtype=np.float32), dtype=lib.float64),
+    lambda lib: lib.tensor([0.1, 2]),
+])
+def test_float64_from_python_floats_is_exact(make):
+    """A dtype given to the factory is where Python floats go: never through float32 first."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = make(al), make(torch)
+    assert ours.dtype.itemsize == theirs.dtype.itemsize
+    assert ours.tolist() == theirs.tolist()

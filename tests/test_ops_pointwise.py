@@ -126,3 +126,8 @@ def test_nan_to_num_against_torch():
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("pointwise"))
+
+
+@oracle
+def test_atan2_gradient_at_the_origin_is_zero():
+    run_both(lambda lib, a, b: lib.atan2(a, b), [np.array([0.0, 1.0, 0.0, -0.0]), np.array([0.0, 0.0, 2.0, 0.0])])

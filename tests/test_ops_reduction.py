@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import oracle, torch
-from op_cases import REDUCTIONS, check, double_backward_both, make, run_both, table_tests
+from op_cases import REDUCTIONS, check, double_backward_both, make, run_both, same_outcome, table_tests
 
 import autograd_lab as al
 
@@ -70,3 +70,48 @@ def test_products_with_zeros_against_torch(name):
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("reduction"))
+
+
+@oracle
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "var", "std", "norm", "any", "all", "argmax"])
+@pytest.mark.parametrize("kwargs", [dict(dim=()), dict(dim=[]), dict(dim=None, keepdim=True),
+                                    dict(dim=(0,), keepdim=True)])
+def test_reductions_over_no_dim_or_none_with_keepdim(name, kwargs):
+    """``dim=()`` reduces everything for sum/mean/var/... but nothing for any/all; ``keepdim`` with
+    ``dim=None`` keeps every dim as 1."""
+    def fn(lib):
+        x = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=name not in ("any", "all", "argmax"))
+        return getattr(lib, name)(x, **kwargs)
+    same_outcome(fn, what=f"{name} {kwargs}")
+
+
+@oracle
+def test_prod_of_a_scalar_along_dim_is_a_new_tensor():
+    for lib in (al, torch):
+        a = lib.tensor(2.0)
+        b = a.prod(0)
+        b.add_(1)
+        assert a.item() == 2.0 and b.item() == 3.0
+
+
+@oracle
+@pytest.mark.parametrize("name", ["amax", "amin", "max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("shape", [(0, 3), (0,)])
+@pytest.mark.parametrize("kwargs", [{}, dict(dim=0), dict(dim=-1), dict(dim=0, keepdim=True)])
+def test_reductions_without_identity_over_nothing(name, shape, kwargs):
+    same_outcome(lambda lib: getattr(lib.zeros(shape), name)(**kwargs), what=f"{name} {shape} {kwargs}")
+
+
+@oracle
+@pytest.mark.parametrize("fn", [lambda x: x.max(0)[0], lambda x: x.min(dim=0).values])
+def test_max_along_dim_frees_its_saved_indices(fn):
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
+        y = fn(x)
+        outcomes.append((y.grad_fn._saved_dim, y.grad_fn._saved_keepdim, y.grad_fn._saved_indices.item()))
+        y.backward()
+        with pytest.raises(RuntimeError) as info:
+            y.backward()
+        outcomes.append(str(info.value))
+    assert outcomes[:2] == outcomes[2:]

@@ -18,10 +18,15 @@ from .reduction import _dims, _expand_back
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     """log softmax with the maximum subtracted first; C-contiguous like PyTorch's result (which
     decides whether a later ``reshape`` can be a view)."""
+    if x.ndim == 0:  # a scalar is its own (one-element) row: the result keeps the shape ()
+        return _stable_log_softmax(x.reshape(1), 0).reshape(())
+    if x.size == 0:  # nothing to normalize (NumPy's max of an empty axis would raise)
+        return np.empty_like(x, order="C")
     m = np.max(x, axis=dim, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
-    shifted = x - m
-    return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+    with _quiet():  # inf - inf and log(0) give nan and -inf, values (PyTorch does not warn)
+        shifted = x - m
+        return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
 
 
 def _float_input(a: Tensor, name: str) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor
+from .comparison import where
 from .promotion import (
     _check_broadcast,
     _const,
@@ -653,8 +654,10 @@ class Atan2(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        r = grad / (a * a + b * b)
-        return r * b, -r * a
+        denom = a * a + b * b
+        # at the origin the angle is flat by convention: PyTorch's gradient there is 0, not 0/0
+        recip = where(_const(denom._data == 0), 0.0, denom.reciprocal())
+        return grad * b * recip, grad * -a * recip
 
 
 def atan2(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:

@@ -38,13 +38,19 @@ AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    """Normalise ``dim`` (None, int, or a sequence) to sorted non-negative dims."""
-    if dim is None:
+    """Normalise ``dim`` (None, int, or a sequence) to sorted non-negative dims. None and an empty
+    sequence both mean every dim (PyTorch's rule for ``sum(dim=())``, ``mean``, ``var``, ...)."""
+    if dim is None or _no_dims(dim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (int(dim),)
     dims = {_wrap_dim(int(d), ndim) for d in dim}  # checks the range
     return tuple(sorted(dims)) if ndim else ()  # a 0-d tensor has no dimension to reduce
+
+
+def _no_dims(dim: Any) -> bool:
+    """Whether ``dim`` is an empty sequence (``dim=()`` or ``dim=[]``)."""
+    return not isinstance(dim, (int, np.integer)) and dim is not None and len(dim) == 0
 
 
 def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
@@ -83,7 +89,7 @@ class SumAll(Sum):
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` (all elements if None; ``torch.sum``)."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
-    if dim is None:
+    if dim is None and not keepdim:
         return SumAll.apply(a, _dims(None, a._data.ndim), False, np_dtype)
     return Sum.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
@@ -115,7 +121,7 @@ class MeanAll(Mean):
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over ``dim`` (all elements if None; ``torch.mean``)."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
-    if dim is None:
+    if dim is None and not keepdim:
         return MeanAll.apply(a, _dims(None, a._data.ndim), False, np_dtype)
     return Mean.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
@@ -297,6 +303,21 @@ def std_mean(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = F
 
 
 # ---------------------------------------------------------------------------- max, min
+def _check_reducible(name: str, a: Tensor, dims: Any = None) -> None:
+    """PyTorch's errors for a reduction without identity (max, argmax, amax, ...) over nothing:
+    over every element (``dims`` None) of an empty tensor, or along a dim of size 0 (named as given)."""
+    if a._data.size:
+        return
+    if dims is None:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument."
+        )
+    for d in (dims,) if isinstance(dims, (int, np.integer)) else dims:
+        if a._data.shape[_wrap_dim(int(d), a._data.ndim)] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 class _ExtremeAll(Function):
     """max()/min() over everything: the gradient is shared evenly among tied elements."""
 
@@ -305,11 +326,7 @@ class _ExtremeAll(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor) -> Tensor:
-        if a._data.size == 0:
-            raise RuntimeError(
-                f"{cls.reduce.__name__}(): Expected reduction dim to be specified for input.numel() "
-                "== 0. Specify the reduction dim with the 'dim' argument."
-            )
+        _check_reducible(cls.reduce.__name__, a)
         out = Tensor._make(np.asarray(cls.reduce(a._data)))
         ctx.save_for_backward(a, out)
         return out
@@ -334,24 +351,29 @@ class MinAll(_ExtremeAll):
 class _ExtremeDim(Function):
     """max(dim)/min(dim): values and indices; the gradient goes to the selected element."""
 
+    saved_names = ("indices",)
     pick = staticmethod(np.argmax)
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
         data = a._data if a._data.ndim else a._data.reshape(1)  # 0-d: its one element, result 0-d
+        _check_reducible(cls.reduce_name, a, (dim,) if a._data.ndim else None)
         keepdim = keepdim and a._data.ndim > 0
         idx = np.expand_dims(cls.pick(data, axis=dim), dim)
         values = np.take_along_axis(data, idx, axis=dim)
         if not keepdim:
             values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
-        ctx.shape, ctx.dim, ctx.keepdim, ctx.idx = data.shape, dim, keepdim, idx
+        ctx.shape, ctx.dim, ctx.keepdim = data.shape, dim, keepdim
+        ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         indices = Tensor._make(idx.astype(np.int64))
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)  # saved, so that a second backward raises once it is freed
         return Tensor._make(values), indices
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
-        idx = ctx.idx if ctx.keepdim else np.expand_dims(ctx.idx, ctx.dim)
+        (indices,) = ctx.saved_tensors
+        idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
         mask = np.zeros(ctx.shape, dtype=bool)
         np.put_along_axis(mask, idx, True, axis=ctx.dim)
         g = _expand_back(grad, ctx.shape, (ctx.dim,), ctx.keepdim)
@@ -361,11 +383,13 @@ class _ExtremeDim(Function):
 class MaxDim(_ExtremeDim):
     node_name = "MaxBackward0"
     pick = staticmethod(np.argmax)
+    reduce_name = "max"
 
 
 class MinDim(_ExtremeDim):
     node_name = "MinBackward0"
     pick = staticmethod(np.argmin)
+    reduce_name = "min"
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -415,8 +439,10 @@ class Amax(_Amax):
 
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    """The largest values over ``dim``; ties share the gradient (``torch.amax``)."""
-    return Amax.apply(a, _dims(dim if dim != () else None, a._data.ndim), keepdim)
+    """The largest values over ``dim`` (all if empty); ties share the gradient (``torch.amax``)."""
+    dims = _dims(dim, a._data.ndim)
+    _check_reducible("amax", a, None if _no_dims(dim) else dim)
+    return Amax.apply(a, dims, keepdim)
 
 
 class Amin(_Amax):
@@ -425,8 +451,10 @@ class Amin(_Amax):
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    """The smallest values over ``dim``; ties share the gradient (``torch.amin``)."""
-    return Amin.apply(a, _dims(dim if dim != () else None, a._data.ndim), keepdim)
+    """The smallest values over ``dim`` (all if empty); ties share the gradient (``torch.amin``)."""
+    dims = _dims(dim, a._data.ndim)
+    _check_reducible("amin", a, None if _no_dims(dim) else dim)
+    return Amin.apply(a, dims, keepdim)
 
 
 class Aminmax(Function):
@@ -468,20 +496,29 @@ def aminmax(a: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
     return AminmaxResult(*Aminmax.apply(a, (d,) if a._data.ndim else (), keepdim))
 
 
+def _arg_extreme(name: str, pick: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """argmax/argmin: over every element (a flat index) or along one dim; not differentiable."""
+    if dim is None:
+        if a._data.size == 0:  # an IndexError here, unlike max()'s RuntimeError
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return Tensor._make(np.asarray(pick(a._data, keepdims=keepdim), dtype=np.int64))
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = _wrap_dim(int(dim), a._data.ndim)
+    if a._data.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
+    _check_reducible(name, a, (d,))
+    return Tensor._make(pick(a._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element, over all or along ``dim`` (``torch.argmax``)."""
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(a._data), dtype=np.int64))
-    d = _wrap_dim(dim, a._data.ndim)
-    return Tensor._make(np.argmax(a._data, axis=d, keepdims=keepdim).astype(np.int64))
+    return _arg_extreme("argmax", np.argmax, a, dim, keepdim)
 
 
 def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element, over all or along ``dim`` (``torch.argmin``)."""
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmin(a._data), dtype=np.int64))
-    d = _wrap_dim(dim, a._data.ndim)
-    return Tensor._make(np.argmin(a._data, axis=d, keepdims=keepdim).astype(np.int64))
+    return _arg_extreme("argmin", np.argmin, a, dim, keepdim)
 
 
 # ---------------------------------------------------------------------------- prod
@@ -527,7 +564,7 @@ class ProdDim(Function):
     def forward(ctx: Any, a: Tensor, dim: int, keepdim: bool, dtype: Any) -> Tensor:
         x = a._data
         keepdim = keepdim and x.ndim > 0
-        out = np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype) if x.ndim else np.asarray(x, dtype=dtype)
+        out = np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype) if x.ndim else np.array(x, dtype=dtype)
         result = Tensor._make(np.asarray(out))
         ctx.save_for_backward(a, result)
         ctx.dim, ctx.keepdim = dim, keepdim
@@ -689,8 +726,8 @@ def dist(a: Tensor, other: Tensor, p: Any = 2, *, _method: bool = False) -> Tens
 # ---------------------------------------------------------------------------- any, all, count nonzero
 def _logical_reduce(fn: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
     x = a._data
-    dims = _dims(dim, x.ndim)
-    out = np.asarray(fn(x, axis=dims, keepdims=keepdim and dim is not None))
+    dims = () if _no_dims(dim) else _dims(dim, x.ndim)  # any/all over no dim reduce nothing (PyTorch)
+    out = np.asarray(fn(x, axis=dims, keepdims=keepdim))
     return Tensor._make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
