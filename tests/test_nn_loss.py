@@ -548,6 +548,6 @@ def test_nll_loss_saves_its_tensors_and_frees_them():
         assert node._saved_target.tolist() == target.tolist()
         loss.backward()
         with pytest.raises(RuntimeError) as info:
-            node._saved_target
+            _ = node._saved_target
         outcomes.append((type(node).__name__, str(info.value)))
     assert outcomes[0] == outcomes[1]

@@ -130,4 +130,5 @@ globals().update(table_tests("pointwise"))
 
 @oracle
 def test_atan2_gradient_at_the_origin_is_zero():
-    run_both(lambda lib, a, b: lib.atan2(a, b), [np.array([0.0, 1.0, 0.0, -0.0]), np.array([0.0, 0.0, 2.0, 0.0])])
+    run_both(lambda lib, a, b: lib.atan2(a, b),
+             [np.array([0.0, 1.0, 0.0, -0.0]), np.array([0.0, 0.0, 2.0, 0.0])])

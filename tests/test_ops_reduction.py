@@ -73,7 +73,8 @@ globals().update(table_tests("reduction"))
 
 
 @oracle
-@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "var", "std", "norm", "any", "all", "argmax"])
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "var", "std", "norm", "any", "all",
+                                  "argmax"])
 @pytest.mark.parametrize("kwargs", [dict(dim=()), dict(dim=[]), dict(dim=None, keepdim=True),
                                     dict(dim=(0,), keepdim=True)])
 def test_reductions_over_no_dim_or_none_with_keepdim(name, kwargs):
