@@ -234,6 +234,7 @@ from .ops.sorting import (
     median,
     sort,
     topk,
+    unique,
 )
 from .ops.view import (
     broadcast_to,

@@ -6,7 +6,7 @@ arithmetic    ``+ - * /``, powers, remainders, ``lerp``, ``addcmul``
 pointwise     ``exp``, ``log``, trigonometric and hyperbolic functions, ``erf``, rounding, ``atan2``
 comparison    ``clamp``, ``maximum``, ``where``, ``masked_fill``; comparisons and logic (no gradient)
 reduction     ``sum``, ``mean``, ``var``, ``max``, ``prod``, ``norm``, ``any``/``all``
-sorting       ``sort``, ``topk``, ``median``
+sorting       ``sort``, ``topk``, ``median``, ``unique``
 scan          ``cumsum``, ``cumprod``, ``logcumsumexp``, ``diff``
 logarithmic   ``softmax``, ``log_softmax``, ``logsumexp``
 view          ``reshape``, ``expand``, ``transpose``, ``squeeze``, ``diagonal``: views share memory

@@ -289,6 +289,7 @@ METHODS: dict[str, Any] = {
     "sort": sorting.sort,
     "argsort": sorting.argsort,
     "topk": sorting.topk,
+    "unique": sorting.unique,
     "cumsum": scan.cumsum, "cumsum_": inplace_of(scan.cumsum),
     "cumprod": scan.cumprod, "cumprod_": inplace_of(scan.cumprod),
     "logcumsumexp": scan.logcumsumexp,
