@@ -71,6 +71,12 @@ def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: C
     return method
 
 
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """``x.clamp_(min, max)``: the bounds go to :func:`inplace` by position, where it looks for inputs
+    that require grad (``d.clamp_(min=x)`` is recorded when ``x`` requires grad)."""
+    return inplace(self, comparison.clamp, min, max)
+
+
 def reflected(fn: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
     """``other <op> x`` with ``x`` on the right: ``fn(other, x)``."""
 
@@ -250,7 +256,7 @@ METHODS: dict[str, Any] = {
     "maximum": comparison.maximum,
     "minimum": comparison.minimum,
     # ------------------------------------------------ clamps, masks, logic
-    "clamp": comparison.clamp, "clamp_": inplace_of(comparison.clamp),
+    "clamp": comparison.clamp, "clamp_": _clamp_,
     "clamp_min": comparison.clamp_min,
     "clamp_min_": inplace_of(comparison.clamp_min, check=comparison.check_clamp_inplace),
     "clamp_max": comparison.clamp_max,
