@@ -35,21 +35,42 @@ from .promotion import (
 
 
 # ---------------------------------------------------------------------------- + - * /
+def _scaled(b: Tensor, alpha: Any) -> Tensor:
+    """``alpha * b`` as a constant, for the forward of ``add``/``sub`` with ``alpha``."""
+    return b if alpha == 1 else Tensor._make(b._data * alpha)
+
+
+def _check_alpha(a: Tensor, b: Tensor, alpha: Any) -> None:
+    """PyTorch's rules for ``alpha``: no float alpha for integral tensors, no bool alpha for others."""
+    kind = result_dtype(a, b).kind
+    if isinstance(alpha, (bool, np.bool_)):
+        if kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (float, np.floating)) and kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 class Add(Function):
+    """``a + alpha * b``: ``alpha`` is applied inside the node (no multiplication node of its own)."""
+
     node_name = "AddBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        return Tensor._make(cast(_binary(np.add, a, b), a, b))
+    def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad, grad
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
 
 
 def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * other`` (``torch.add``)."""
-    return Add.apply(*binary_operands(a, other if alpha == 1 else mul(other, alpha)))
+    a, other = binary_operands(a, other)
+    if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
+        _check_alpha(a, other, alpha)
+    return Add.apply(a, other, alpha)
 
 
 def _check_no_bool_subtraction(a: Any, b: Any) -> None:
@@ -70,22 +91,27 @@ def _check_no_bool_subtraction(a: Any, b: Any) -> None:
 
 
 class Sub(Function):
+    """``a - alpha * b``: ``alpha`` is applied inside the node (no multiplication node of its own)."""
+
     node_name = "SubBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        return Tensor._make(cast(_binary(np.subtract, a, b), a, b))
+    def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad, -grad
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        return grad, (-grad if ctx.alpha == 1 else -grad * ctx.alpha), None
 
 
 def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * other`` (``torch.sub``)."""
-    other = other if alpha == 1 else mul(other, alpha)
     _check_no_bool_subtraction(a, other)
-    return Sub.apply(*binary_operands(a, other))
+    a, other = binary_operands(a, other)
+    if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
+        _check_alpha(a, other, alpha)
+    return Sub.apply(a, other, alpha)
 
 
 class Rsub(Function):
