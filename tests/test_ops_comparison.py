@@ -62,3 +62,31 @@ def test_clamp_with_both_tensor_bounds_gradients_when_min_exceeds_max():
         y.sum().backward()
         outcomes.append([t.tolist() for t in (y, d.grad, lo.grad, hi.grad)])
     assert outcomes[0] == outcomes[1]
+
+
+SECOND_BACKWARD = {
+    "where": lambda lib, x: lib.where(x > 1.5, x, 0.0),
+    "where_tensors": lambda lib, x: lib.where(x > 1.5, x, x * 2),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 1.5, 0.0),
+    "masked_fill_tensor": lambda lib, x: x.masked_fill(x > 1.5, lib.tensor(0.0)),
+    "max_dim": lambda lib, x: x.max(0)[0],
+    "min_dim": lambda lib, x: x.min(dim=0).values,
+    "addcmul_constants": lambda lib, x: lib.addcmul(x, lib.ones(3), lib.ones(3)),
+}
+
+
+@oracle
+@pytest.mark.parametrize("name", sorted(SECOND_BACKWARD))
+def test_second_backward_without_retain_graph(name):
+    """Raises exactly where PyTorch's saved tensors were freed (and works where it saved nothing)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = SECOND_BACKWARD[name](lib, x)
+        y.sum().backward()
+        try:
+            y.sum().backward()
+            outcomes.append(("no error", x.grad.tolist()))
+        except RuntimeError as e:
+            outcomes.append(("error", str(e)))
+    assert outcomes[0] == outcomes[1]

@@ -533,6 +533,8 @@ class Addcmul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works, as in PyTorch
+            return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
         grad_t1 = grad * t2 * v if t2 is not None else None
@@ -578,6 +580,8 @@ class Addcdiv(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works, as in PyTorch
+            return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
         grad_t1 = grad * v / t2 if ctx.needs_input_grad[1] else None

@@ -234,18 +234,21 @@ def minimum(a: Any, other: Any) -> Tensor:
 
 
 class Where(Function):
-    """``where(condition, a, b)``; the condition is data, not an input with a gradient."""
+    """``where(condition, a, b)``; the condition is data, not an input with a gradient. It is saved
+    with ``save_for_backward`` (``_saved_condition``), so that it is freed after backward, as in
+    PyTorch (a second backward then raises)."""
 
     node_name = "WhereBackward0"
+    saved_names = ("condition",)
 
     @staticmethod
     def forward(ctx: Any, condition: np.ndarray, a: Tensor, b: Tensor) -> Tensor:
-        ctx.condition = condition
+        ctx.save_for_backward(Tensor._make(condition))
         return Tensor._make(cast(np.where(condition, a._data, b._data), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, Tensor]:
-        c = ctx.condition
+        c = ctx.saved_tensors[0]._data
         dt = grad._data.dtype
         return None, grad * _const(c.astype(dt)), grad * _const((~c).astype(dt))
 
@@ -261,32 +264,39 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
 
 
 class MaskedFill(Function):
+    """``a`` with a number where ``mask`` holds; the mask is saved (``_saved_mask``) and freed after
+    backward, as in PyTorch."""
+
     node_name = "MaskedFillBackward0"
+    saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Any) -> Tensor:
-        ctx.mask = mask
+        ctx.save_for_backward(Tensor._make(mask))
         return Tensor._make(np.where(mask, np.asarray(value, dtype=a._data.dtype), a._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        return grad * _const((~ctx.mask).astype(grad._data.dtype)), None, None
+        mask = ctx.saved_tensors[0]._data
+        return grad * _const((~mask).astype(grad._data.dtype)), None, None
 
 
 class MaskedFillTensor(Function):
     """``masked_fill`` with a 0-d tensor as the value: the value gets the gradient of the filled places."""
 
     node_name = "MaskedFillBackward1"
+    saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Tensor) -> Tensor:
-        ctx.mask = mask
+        ctx.save_for_backward(Tensor._make(mask))
         return Tensor._make(np.where(mask, value._data.astype(a._data.dtype), a._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, Tensor]:
-        keep = _const((~ctx.mask).astype(grad._data.dtype))
-        filled = _const(np.broadcast_to(ctx.mask, grad._data.shape).astype(grad._data.dtype))
+        mask = ctx.saved_tensors[0]._data
+        keep = _const((~mask).astype(grad._data.dtype))
+        filled = _const(np.broadcast_to(mask, grad._data.shape).astype(grad._data.dtype))
         return grad * keep, None, (grad * filled).sum()
 
 
