@@ -533,7 +533,7 @@ class Addcmul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
-        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works, as in PyTorch
+        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works (PyTorch)
             return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
@@ -580,7 +580,7 @@ class Addcdiv(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
-        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works, as in PyTorch
+        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works (PyTorch)
             return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
