@@ -183,6 +183,39 @@ def div(a: Any, other: Any) -> Tensor:
     return Div.apply(*binary_operands(a, other))
 
 
+class MulNumber(Function):
+    """``tensor * number`` as PyTorch's internal code records it (``MulBackward1``, the number kept as
+    ``_saved_other``); Python's ``x * 2`` is ``MulBackward0``. Used inside other ops' formulas."""
+
+    node_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
+        ctx._saved_other = number
+        return Tensor._make(cast(np.multiply(a._data, number), a, number))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return MulNumber.apply(grad, ctx._saved_other), None
+
+
+class DivNumber(Function):
+    """``tensor / number`` as PyTorch's internal code records it (``DivBackward1``)."""
+
+    node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
+        ctx._saved_other = number
+        with _quiet():
+            out = np.true_divide(a._data, number)
+        return Tensor._make(out.astype(result_dtype(a, number), copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return DivNumber.apply(grad, ctx._saved_other), None
+
+
 def rtruediv(a: Tensor, other: Any) -> Tensor:
     """``other / a``, recorded as PyTorch records it: ``a.reciprocal() * other``."""
     return mul(reciprocal(a), other)
@@ -220,7 +253,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return -grad * out * out
+        return -grad * (out * out)
 
 
 def reciprocal(a: Tensor) -> Tensor:
@@ -248,7 +281,7 @@ class PowScalar(Function):
         p = ctx.exponent
         if p == 0:
             return grad * 0.0, None
-        return grad * p * a ** (p - 1), None
+        return grad * MulNumber.apply(a ** (p - 1), p), None
 
 
 class PowTensor(Function):

@@ -50,7 +50,29 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, y, ctx.dim), None
+
+
+class SoftmaxBackwardData(Function):
+    """softmax's derivative ``y * (grad - sum(grad * y))`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and softmax's result ``y``)."""
+
+    node_name = "SoftmaxBackwardDataBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        ctx.dim = ctx._saved_dim = dim
+        g, out, axis = grad._data, y._data, dim if y.ndim else None
+        return Tensor._make(out * (g - (g * out).sum(axis, keepdims=True)))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
+        grad, y = ctx.saved_tensors
+        d = ctx.dim
+        grad_y = gg * (grad - (grad * y).sum(d, keepdim=True)) - grad * (gg * y).sum(d, keepdim=True)
+        return SoftmaxBackwardData.apply(gg, y, d), grad_y, None
 
 
 def softmax(a: Tensor, dim: int) -> Tensor:
@@ -73,7 +95,28 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, y, ctx.dim), None
+
+
+class LogSoftmaxBackwardData(Function):
+    """log_softmax's derivative ``grad - exp(y) * sum(grad)`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and log_softmax's result ``y``)."""
+
+    node_name = "LogSoftmaxBackwardDataBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        ctx.dim = ctx._saved_dim = dim
+        g, axis = grad._data, dim if y.ndim else None
+        return Tensor._make(g - np.exp(y._data) * g.sum(axis, keepdims=True))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
+        grad, y = ctx.saved_tensors
+        p = y.exp()
+        return gg - (gg * p).sum(ctx.dim, keepdim=True), -gg * p * grad.sum(ctx.dim, keepdim=True), None
 
 
 def log_softmax(a: Tensor, dim: int) -> Tensor:

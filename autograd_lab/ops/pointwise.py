@@ -86,7 +86,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad / (2 * out)
+        return grad / (out * 2)
 
 
 def sqrt(a: Tensor) -> Tensor:
@@ -167,7 +167,25 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * (1 - out * out)
+        return TanhBackward.apply(grad, out)
+
+
+class TanhBackward(Function):
+    """tanh's derivative ``grad * (1 - y²)`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and tanh's result ``y``)."""
+
+    node_name = "TanhBackwardBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        return Tensor._make(grad._data * (1 - y._data * y._data))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        grad, y = ctx.saved_tensors
+        return TanhBackward.apply(gg, y), gg * grad * y * -2
 
 
 def tanh(a: Tensor) -> Tensor:
@@ -190,7 +208,25 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
+        return SigmoidBackward.apply(grad, out)
+
+
+class SigmoidBackward(Function):
+    """sigmoid's derivative ``grad * y * (1 - y)`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and sigmoid's result ``y``)."""
+
+    node_name = "SigmoidBackwardBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        return Tensor._make(grad._data * y._data * (1 - y._data))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        grad, y = ctx.saved_tensors
+        return SigmoidBackward.apply(gg, y), gg * grad * (1 - y * 2)
 
 
 def sigmoid(a: Tensor) -> Tensor:
@@ -211,7 +247,26 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * _const((out._data > 0).astype(grad._data.dtype))
+        return ThresholdBackward.apply(grad, out)
+
+
+class ThresholdBackward(Function):
+    """relu's derivative: ``grad`` where the result is positive, else 0. One node, recorded as
+    PyTorch's with ``create_graph=True``; its derivative by the result is 0 (relu' is flat)."""
+
+    node_name = "ThresholdBackwardBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, result: Tensor) -> Tensor:
+        ctx.save_for_backward(result)
+        ctx._saved_threshold = 0
+        return Tensor._make(np.where(result._data > 0, grad._data, 0).astype(grad._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        (result,) = ctx.saved_tensors
+        return ThresholdBackward.apply(gg, result), Tensor._make(np.zeros_like(gg._data))
 
 
 def relu(a: Tensor) -> Tensor:

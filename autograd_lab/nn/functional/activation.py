@@ -100,7 +100,28 @@ class LeakyRelu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (x,) = ctx.saved_tensors
-        return grad * _const(np.where(x._data > 0, 1, ctx.slope).astype(grad._data.dtype)), None
+        return LeakyReluBackward.apply(grad, x, ctx.slope), None
+
+
+class LeakyReluBackward(Function):
+    """leaky_relu's derivative: ``grad`` where ``x > 0``, ``negative_slope * grad`` elsewhere. One node,
+    recorded as PyTorch's with ``create_graph=True``; its derivative by ``x`` is 0."""
+
+    node_name = "LeakyReluBackwardBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, slope: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        _keep(ctx, negative_slope=slope)
+        g = grad._data
+        return Tensor._make(np.where(x._data > 0, g, g * g.dtype.type(slope)).astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
+        (x,) = ctx.saved_tensors
+        return LeakyReluBackward.apply(gg, x, ctx.slope), Tensor._make(np.zeros_like(gg._data)), None
 
 
 class LeakyReluResult(Function):
