@@ -551,3 +551,20 @@ def test_nll_loss_saves_its_tensors_and_frees_them():
             _ = node._saved_target
         outcomes.append((type(node).__name__, str(info.value)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kwargs", [{}, dict(label_smoothing=0.1),
+                                    dict(weight=[1.0, 2.0, 0.5], label_smoothing=0.2)])
+@pytest.mark.parametrize("probabilities", [False, True])
+def test_cross_entropy_graph_is_pytorchs(reduction, kwargs, probabilities):
+    """Label smoothing and probability targets record ``MulBackward1``/``AddBackward1``/``DivBackward1``."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    graphs = []
+    for lib in (al, torch):
+        x = lib.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 0.3]], requires_grad=True)
+        target = lib.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]) if probabilities else lib.tensor([0, 2])
+        kw = {k: lib.tensor(v) if k == "weight" else v for k, v in kwargs.items()}
+        graphs.append(graph_names(lib.nn.functional.cross_entropy(x, target, reduction=reduction, **kw)))
+    assert graphs[0] == graphs[1]

@@ -183,6 +183,21 @@ def div(a: Any, other: Any) -> Tensor:
     return Div.apply(*binary_operands(a, other))
 
 
+class AddNumber(Function):
+    """``tensor + number`` as PyTorch's internal code records it (``AddBackward1``); Python's ``x + 2``
+    is ``AddBackward0``. Used inside other ops' formulas."""
+
+    node_name = "AddBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
+        return Tensor._make(cast(np.add(a._data, number), a, number))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+
 class MulNumber(Function):
     """``tensor * number`` as PyTorch's internal code records it (``MulBackward1``, the number kept as
     ``_saved_other``); Python's ``x * 2`` is ``MulBackward0``. Used inside other ops' formulas."""

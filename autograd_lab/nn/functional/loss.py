@@ -24,6 +24,7 @@ from ... import dtypes
 from ...dtypes import Size, scalar_type_name
 from ...function import Function
 from ...ops import comparison, logarithmic, pointwise
+from ...ops.arithmetic import AddNumber, DivNumber, MulNumber
 from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
 from ...tensor import Tensor
 from ._node import (
@@ -282,9 +283,8 @@ def cross_entropy(
     shape). Computed stably as ``nll_loss(log_softmax(input, 1), target)``: the graph shows
     ``NllLossBackward0`` over ``LogSoftmaxBackward0``, as PyTorch's.
 
-    Deviation: with ``label_smoothing`` or probability targets the value matches PyTorch but a few
-    node names differ (``MulBackward0``/``DivBackward0`` where PyTorch records the ``...Backward1``
-    variants of multiplying or dividing by a number).
+    With ``label_smoothing`` or probability targets, the graph has PyTorch's ``MulBackward1``,
+    ``AddBackward1`` and ``DivBackward1`` (multiplying, adding, dividing by a number inside the op).
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -319,7 +319,7 @@ def cross_entropy(
         smooth = smooth.sum() / float(total)
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
+    return MulNumber.apply(nll, 1 - label_smoothing) + MulNumber.apply(smooth, label_smoothing / classes)
 
 
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor | None,
@@ -327,7 +327,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
     classes = input.shape[class_dim]
     logp = logarithmic.log_softmax(input, class_dim)
     if label_smoothing > 0.0:
-        target = target * (1 - label_smoothing) + label_smoothing / classes
+        target = AddNumber.apply(MulNumber.apply(target, 1 - label_smoothing), label_smoothing / classes)
     terms = logp * target
     if weight is not None:
         _check_weight(weight, classes)
@@ -340,7 +340,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
         return -terms.sum()
     if input.numel() == 0:
         return -terms.sum() * float("nan")
-    return -terms.sum() / (input.numel() / classes)
+    return DivNumber.apply(-terms.sum(), input.numel() / classes)
 
 
 # ---------------------------------------------------------------------------- binary cross entropy
