@@ -90,3 +90,20 @@ def test_alpha_is_applied_inside_the_node(name, alpha):
 def test_alpha_rules(name, alpha, dtype):
     same_outcome(lambda lib: getattr(lib, name)(lib.tensor([1, 2], dtype=getattr(lib, dtype)),
                                                 lib.tensor([3, 4], dtype=getattr(lib, dtype)), alpha=alpha))
+
+
+@oracle
+@pytest.mark.parametrize("fn", [lambda x: x ** 2, lambda x: 2 ** x, lambda x: x ** x, lambda x: x.prod(0)])
+def test_modified_saved_result_names_the_op_as_pytorch(fn):
+    """``output 0 of Pow1`` for PowBackward1, ``Pow`` for PowBackward0 (the 0 is dropped)."""
+    texts = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = fn(x)
+        y.add_(1)
+        try:
+            y.sum().backward()
+            texts.append(None)
+        except RuntimeError as e:
+            texts.append(str(e).split(" Hint:")[0])
+    assert texts[0] == texts[1]
