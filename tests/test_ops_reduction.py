@@ -3,6 +3,8 @@ PyTorch's values, gradients, graphs and warnings."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import oracle, torch
@@ -116,3 +118,41 @@ def test_max_along_dim_frees_its_saved_indices(fn):
             y.backward()
         outcomes.append(str(info.value))
     assert outcomes[:2] == outcomes[2:]
+
+
+EMPTY_REDUCTIONS = ["sum", "mean", "prod", "var", "std", "logsumexp", "norm", "median", "amax", "any", "all",
+                    "count_nonzero", "var_mean", "std_mean", "aminmax"]
+
+
+@oracle
+@pytest.mark.parametrize("name, args", [
+    (name, args) for name in EMPTY_REDUCTIONS for args in ((), (0,), (-1,))
+    if (name != "logsumexp" or args) and (name != "aminmax" or not args)])  # no Python TypeErrors
+@pytest.mark.parametrize("shape", [(0,), (0, 3)])
+def test_reductions_of_empty_tensors(name, shape, args):
+    """PyTorch's values or errors, and its warnings only (no NumPy RuntimeWarning leaks)."""
+    caught = []
+    for lib in (torch, al):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                out = getattr(lib, name)(lib.zeros(shape, requires_grad=name not in ("any", "all")), *args)
+                out = out[0] if isinstance(out, tuple) else out
+                result = (tuple(out.shape), out.detach().numpy().tolist())
+            except (RuntimeError, IndexError) as e:
+                result = (type(e).__name__, str(e))
+        caught.append((result, [(w.category.__name__, str(w.message).split(" (Triggered")[0]) for w in seen]))
+    np.testing.assert_equal(caught[1], caught[0])
+
+
+@oracle
+@pytest.mark.parametrize("fn", [lambda lib, x: x.var(), lambda lib, x: lib.std(x, 0),
+                                lambda lib, x: x.var(correction=3), lambda lib, x: lib.var_mean(x)])
+def test_var_with_no_degree_of_freedom_warns_as_pytorch(fn):
+    caught = []
+    for lib in (torch, al):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            fn(lib, lib.ones(1))
+        caught.append([(w.category, str(w.message).split(" (Triggered")[0], w.filename) for w in seen])
+    assert caught[1] == caught[0] and len(caught[0]) == 1

@@ -132,7 +132,7 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
         x = a._data
-        m = np.max(x, axis=dims, keepdims=True)
+        m = np.max(x, axis=dims, keepdims=True, initial=-np.inf)  # over nothing: -inf, as PyTorch
         m = np.where(np.isfinite(m), m, 0)
         with _quiet():  # all -inf: log(0) = -inf, a value (PyTorch does not warn)
             out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m

@@ -6,8 +6,10 @@ The gradient of a reduction is the output gradient spread back over the reduced 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections import namedtuple
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -106,7 +108,8 @@ class Mean(Function):
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         ctx.count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
-        out = np.mean(a._data, axis=dims, keepdims=keepdim, dtype=dtype)
+        with _silent():  # the mean of nothing is nan
+            out = np.mean(a._data, axis=dims, keepdims=keepdim, dtype=dtype)
         return Tensor._make(np.asarray(out, dtype=dtype or a._data.dtype))
 
     @staticmethod
@@ -145,11 +148,29 @@ def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- variance
-def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool) -> np.ndarray:
-    """NumPy's variance, quietly: too few elements give inf or nan, as in PyTorch (which warns itself)."""
+@contextlib.contextmanager
+def _silent() -> Iterator[None]:
+    """NumPy's RuntimeWarnings silenced ("Mean of empty slice", 0/0): PyTorch gives nan without them."""
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool) -> np.ndarray:
+    """NumPy's variance, quietly: too few elements give inf or nan, as in PyTorch (which warns itself,
+    :func:`_warn_degrees_of_freedom`)."""
+    with _silent():
         return np.var(x, axis=dims, ddof=correction, keepdims=keepdim)
+
+
+def _warn_degrees_of_freedom(name: str, a: Tensor, dims: tuple[int, ...], correction: float,
+                             stacklevel: int = 3) -> None:
+    """PyTorch's warning when var/std divide by ``n - correction <= 0`` (the result is then inf or nan)."""
+    kept = int(np.prod([n for d, n in enumerate(a._data.shape) if d not in dims]))
+    if a._data.size // (kept or 1) - correction <= 0:  # PyTorch counts input numel / output numel
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=stacklevel)
 
 
 def _degrees_of_freedom(a: Tensor, dims: tuple[int, ...], correction: int) -> float:
@@ -186,7 +207,9 @@ class Var(Function):
 def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
         correction: int | None = None) -> Tensor:
     """The variance over ``dim``, divided by ``n - correction`` (default 1; 0 with ``unbiased=False``)."""
-    return Var.apply(a, _dims(dim, a._data.ndim), keepdim, _correction(unbiased, correction))
+    dims, correction = _dims(dim, a._data.ndim), _correction(unbiased, correction)
+    _warn_degrees_of_freedom("var", a, dims, correction)
+    return Var.apply(a, dims, keepdim, correction)
 
 
 class Std(Function):
@@ -216,7 +239,9 @@ class Std(Function):
 def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
         correction: int | None = None) -> Tensor:
     """The standard deviation over ``dim``: the square root of :func:`var`."""
-    return Std.apply(a, _dims(dim, a._data.ndim), keepdim, _correction(unbiased, correction))
+    dims, correction = _dims(dim, a._data.ndim), _correction(unbiased, correction)
+    _warn_degrees_of_freedom("std", a, dims, correction)
+    return Std.apply(a, dims, keepdim, correction)
 
 
 class VarMean(Function):
@@ -229,7 +254,7 @@ class VarMean(Function):
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         v = _np_var(a._data, dims, correction, keepdim)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
         return Tensor._make(np.asarray(v, dtype=dt)), Tensor._make(np.asarray(m, dtype=dt))
@@ -254,7 +279,7 @@ class StdMean(Function):
                 correction: float) -> tuple[Tensor, Tensor]:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         s = np.sqrt(_np_var(a._data, dims, correction, keepdim))
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
         std_out = Tensor._make(np.asarray(s, dtype=dt))
@@ -283,10 +308,7 @@ def _moments(name: str, cls: type[Function], a: Tensor, dim: Any, unbiased: Any,
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
-    if count - correction <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    _warn_degrees_of_freedom(name, a, dims, correction, stacklevel=4)
     return cls.apply(a, dims, keepdim, correction)
 
 
@@ -673,6 +695,9 @@ def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{dtypes.scalar_type_name(a._data.dtype)}"
         )
+    if a._data.size == 0 and (p < 0 or p == float("inf")):  # min, max, 1/sum(1/|x|) of nothing
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {float(p):g} norm on an empty tensor "
+                           "because the operation does not have an identity")
     return LinalgVectorNorm.apply(a, float(p), _dims(dim, a._data.ndim), keepdim)
 
 
