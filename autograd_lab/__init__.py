@@ -174,6 +174,7 @@ from .ops.pointwise import (
     logaddexp,
     nan_to_num,
     relu,
+    relu_,
     round,
     rsqrt,
     sigmoid,

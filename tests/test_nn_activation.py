@@ -327,3 +327,20 @@ def test_activation_errors():
         same_error(lambda fa=fa: fa(al.tensor(xi)), lambda ft=ft: ft(torch.tensor(xi)))
     close(F.hardtanh(al.tensor(xi)), TF.hardtanh(torch.tensor(xi)))
     close(F.softsign(al.tensor(xi)), TF.softsign(torch.tensor(xi)))
+
+
+@pytest.mark.parametrize("fn", ["torch.relu_", "F.relu_", "Tensor.relu_"])
+def test_relu_in_place(fn):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        y = x * 1
+        relu_ = {"torch.relu_": lib.relu_, "F.relu_": lib.nn.functional.relu_,
+                 "Tensor.relu_": lib.Tensor.relu_}
+        out = relu_[fn](y)
+        assert out is y
+        y.sum().backward()
+        outcomes.append((y.tolist(), type(y.grad_fn).__name__, x.grad.tolist(), y._version))
+    assert outcomes[0] == outcomes[1]

@@ -16,6 +16,7 @@ import numpy as np
 from ..function import Function
 from ..tensor import Tensor
 from .comparison import where
+from .inplace import inplace
 from .promotion import (
     _check_broadcast,
     _const,
@@ -272,6 +273,11 @@ class ThresholdBackward(Function):
 def relu(a: Tensor) -> Tensor:
     """``max(a, 0)``; its gradient at 0 is 0 (``torch.relu``)."""
     return Relu.apply(a)
+
+
+def relu_(a: Tensor) -> Tensor:
+    """:func:`relu` written into ``a`` itself (``torch.relu_``)."""
+    return inplace(a, relu)
 
 
 # ---------------------------------------------------------------------------- one template for many functions

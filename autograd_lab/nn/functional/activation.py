@@ -46,6 +46,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return pointwise.relu(input)
 
 
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` in place (``F.relu_``)."""
+    return relu(input, inplace=True)
+
+
 def tanh(input: Tensor) -> Tensor:
     return pointwise.tanh(input)
 
