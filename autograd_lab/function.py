@@ -154,8 +154,7 @@ class SavedTensor:
         )
 
 
-def _op_name(node: Node) -> str:
-    """The op as PyTorch's messages name it: ``PowBackward0`` -> ``Pow``, ``PowBackward1`` -> ``Pow1``."""
+def _op_name(node: Node) -> str:  # as PyTorch's messages name it: PowBackward0 -> Pow, PowBackward1 -> Pow1
     return re.sub(r"Backward0?(\d*)$", r"\1", node.name())
 
 
