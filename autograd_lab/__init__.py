@@ -177,6 +177,7 @@ from .ops.pointwise import (
     relu_,
     round,
     rsqrt,
+    sgn,
     sigmoid,
     sign,
     sin,

@@ -220,7 +220,7 @@ METHODS: dict[str, Any] = {
     "sqrt": pointwise.sqrt, "sqrt_": inplace_of(pointwise.sqrt),
     "rsqrt": pointwise.rsqrt, "rsqrt_": inplace_of(pointwise.rsqrt),
     "abs": pointwise.abs, "abs_": inplace_of(pointwise.abs),
-    "sign": pointwise.sign, "sign_": inplace_of(pointwise.sign),
+    "sign": pointwise.sign, "sign_": inplace_of(pointwise.sign), "sgn": pointwise.sgn,
     "sin": pointwise.sin, "sin_": inplace_of(pointwise.sin),
     "cos": pointwise.cos, "cos_": inplace_of(pointwise.cos),
     "tan": pointwise.tan, "tan_": inplace_of(pointwise.tan),

@@ -107,7 +107,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (a,) = ctx.saved_tensors
-        return grad * _const(np.sign(a._data))
+        return grad * Sgn.apply(a)
 
 
 def abs(a: Tensor) -> Tensor:
@@ -651,6 +651,17 @@ class Sign(_Rounding):
 def sign(a: Tensor) -> Tensor:
     """-1, 0 or 1; gradient 0 (``torch.sign``)."""
     return Sign.apply(a)
+
+
+class Sgn(Sign):
+    """``sign`` under the name PyTorch gives it for complex-aware code (abs's derivative uses it)."""
+
+    node_name = "SgnBackward0"
+
+
+def sgn(a: Tensor) -> Tensor:
+    """``a / |a|`` (0 at 0): the sign of a real tensor (``torch.sgn``)."""
+    return Sgn.apply(a)
 
 
 class Frac(Function):
