@@ -73,9 +73,10 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
         if dtype is None:  # with a dtype, Python floats go straight to it (never through float32)
             inferred = {"f": dtypes.get_default_dtype().np, "i": np.int64, "u": np.int64}
-            arr = arr.astype(inferred.get(arr.dtype.kind, arr.dtype))
+            dtype = inferred.get(arr.dtype.kind, arr.dtype)
     if dtype is not None:
-        arr = arr.astype(_dtype(dtype))
+        with np.errstate(over="ignore"):  # 1e40 in float32 is inf, without a warning (PyTorch)
+            arr = arr.astype(_dtype(dtype))
     return _new(arr, requires_grad, name)
 
 
