@@ -148,6 +148,8 @@ DOUBLE_BACKWARD_GRAPHS = {
     "mul": lambda lib, x: x * x,
     "abs": lambda lib, x: x.abs(),
     "sgn": lambda lib, x: lib.sgn(x) * x,
+    "cos": lambda lib, x: lib.cos(x),
+    "atan2": lambda lib, x: lib.atan2(x, x.detach() + 1),
 }
 
 

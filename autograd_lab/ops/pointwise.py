@@ -15,7 +15,7 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor
-from .comparison import where
+from .comparison import masked_fill
 from .inplace import inplace
 from .promotion import (
     _check_broadcast,
@@ -147,7 +147,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (a,) = ctx.saved_tensors
-        return -grad * sin(a)
+        return grad * -sin(a)
 
 
 def cos(a: Tensor) -> Tensor:
@@ -728,7 +728,7 @@ class Atan2(Function):
         a, b = ctx.saved_tensors
         denom = a * a + b * b
         # at the origin the angle is flat by convention: PyTorch's gradient there is 0, not 0/0
-        recip = where(_const(denom._data == 0), 0.0, denom.reciprocal())
+        recip = masked_fill(denom.reciprocal(), denom._data == 0, 0.0)
         return grad * b * recip, grad * -a * recip
 
 
