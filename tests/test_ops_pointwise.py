@@ -150,6 +150,13 @@ DOUBLE_BACKWARD_GRAPHS = {
     "sgn": lambda lib, x: lib.sgn(x) * x,
     "cos": lambda lib, x: lib.cos(x),
     "atan2": lambda lib, x: lib.atan2(x, x.detach() + 1),
+    "sqrt": lambda lib, x: (x * x + 1).sqrt(),
+    "expm1": lambda lib, x: x.expm1(),
+    "exp2": lambda lib, x: lib.exp2(x),
+    "tan": lambda lib, x: x.tan(),
+    "atan": lambda lib, x: x.atan(),
+    "erf": lambda lib, x: lib.erf(x),
+    "rpow": lambda lib, x: 2 ** x,
 }
 
 

@@ -32,6 +32,7 @@ from .promotion import (
     cast,
     result_dtype,
 )
+from .scalar import MulNumber
 
 
 # ---------------------------------------------------------------------------- + - * /
@@ -183,54 +184,6 @@ def div(a: Any, other: Any) -> Tensor:
     return Div.apply(*binary_operands(a, other))
 
 
-class AddNumber(Function):
-    """``tensor + number`` as PyTorch's internal code records it (``AddBackward1``); Python's ``x + 2``
-    is ``AddBackward0``. Used inside other ops' formulas."""
-
-    node_name = "AddBackward1"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
-        return Tensor._make(cast(np.add(a._data, number), a, number))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return grad, None
-
-
-class MulNumber(Function):
-    """``tensor * number`` as PyTorch's internal code records it (``MulBackward1``, the number kept as
-    ``_saved_other``); Python's ``x * 2`` is ``MulBackward0``. Used inside other ops' formulas."""
-
-    node_name = "MulBackward1"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
-        ctx._saved_other = number
-        return Tensor._make(cast(np.multiply(a._data, number), a, number))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return MulNumber.apply(grad, ctx._saved_other), None
-
-
-class DivNumber(Function):
-    """``tensor / number`` as PyTorch's internal code records it (``DivBackward1``)."""
-
-    node_name = "DivBackward1"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
-        ctx._saved_other = number
-        with _quiet():
-            out = np.true_divide(a._data, number)
-        return Tensor._make(out.astype(result_dtype(a, number), copy=False))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return DivNumber.apply(grad, ctx._saved_other), None
-
-
 def rtruediv(a: Tensor, other: Any) -> Tensor:
     """``other / a``, recorded as PyTorch records it: ``a.reciprocal() * other``."""
     return mul(reciprocal(a), other)
@@ -344,7 +297,7 @@ class RpowScalar(Function):
         if ctx.base == 0:  # d(0^b)/db: 0 where b >= 0 (PyTorch's rule), else 0^b log 0 = NaN
             return None, grad * _const(np.where(b._data >= 0, 0.0, np.nan).astype(grad._data.dtype))
         log_base = float(np.log(ctx.base)) if ctx.base > 0 else float("nan")
-        return None, grad * out * log_base
+        return None, grad * MulNumber.apply(out, log_base)
 
 
 def pow(a: Any, exponent: Any) -> Tensor:

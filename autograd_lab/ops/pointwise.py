@@ -28,6 +28,7 @@ from .promotion import (
     _quiet,
     result_dtype,
 )
+from .scalar import AddNumber, MulNumber
 
 
 class Exp(Function):
@@ -87,7 +88,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad / (out * 2)
+        return grad / MulNumber.apply(out, 2)
 
 
 def sqrt(a: Tensor) -> Tensor:
@@ -369,7 +370,7 @@ def _unary(name: str, node: str, fn: Any, deriv: Any, saves: str = "self") -> ty
     return cls
 
 
-Erf = _unary("Erf", "ErfBackward0", _erf, lambda g, x: g * (2.0 / _SQRT_PI) * exp(-(x * x)))
+Erf = _unary("Erf", "ErfBackward0", _erf, lambda g, x: MulNumber.apply(exp(-(x ** 2)), 2.0 / _SQRT_PI) * g)
 
 
 def erf(a: Tensor) -> Tensor:
@@ -402,7 +403,7 @@ def log1p(a: Tensor) -> Tensor:
     return Log1p.apply(a)
 
 
-Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * (y + 1), "result")
+Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * AddNumber.apply(y, 1), "result")
 
 
 def expm1(a: Tensor) -> Tensor:
@@ -418,7 +419,7 @@ def rsqrt(a: Tensor) -> Tensor:
     return Rsqrt.apply(a)
 
 
-Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda g, y: g * y * _LN2, "result")
+Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda g, y: MulNumber.apply(g * y, _LN2), "result")
 
 
 def exp2(a: Tensor) -> Tensor:
@@ -442,7 +443,7 @@ def log10(a: Tensor) -> Tensor:
     return Log10.apply(a)
 
 
-Tan = _unary("Tan", "TanBackward0", np.tan, lambda g, y: g * (1 + y * y), "result")
+Tan = _unary("Tan", "TanBackward0", np.tan, lambda g, y: g * AddNumber.apply(y ** 2, 1), "result")
 
 
 def tan(a: Tensor) -> Tensor:
@@ -466,7 +467,7 @@ def acos(a: Tensor) -> Tensor:
     return Acos.apply(a)
 
 
-Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda g, x: g / (x * x + 1))
+Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda g, x: g / AddNumber.apply(x * x, 1))
 
 
 def atan(a: Tensor) -> Tensor:

@@ -24,8 +24,8 @@ from ... import dtypes
 from ...dtypes import Size, scalar_type_name
 from ...function import Function
 from ...ops import comparison, logarithmic, pointwise
-from ...ops.arithmetic import AddNumber, DivNumber, MulNumber
 from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
+from ...ops.scalar import AddNumber, DivNumber, MulNumber
 from ...tensor import Tensor
 from ._node import (
     _keep,
