@@ -437,7 +437,29 @@ class Hardtanh(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         (x,) = ctx.saved_tensors
-        return grad * _mask((x._data > ctx.lo) & (x._data < ctx.hi), grad), None, None
+        return HardtanhBackward.apply(grad, x, ctx.lo, ctx.hi), None, None
+
+
+class HardtanhBackward(Function):
+    """hardtanh's derivative: ``grad`` strictly inside ``(min_val, max_val)``, else 0. One node,
+    recorded as PyTorch's with ``create_graph=True``; its derivative by ``x`` is 0."""
+
+    node_name = "HardtanhBackwardBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, lo: float, hi: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        _keep(ctx, min_val=lo, max_val=hi)
+        inside = (x._data > lo) & (x._data < hi)
+        return Tensor._make(np.where(inside, grad._data, 0).astype(grad._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None, None]:
+        (x,) = ctx.saved_tensors
+        return (HardtanhBackward.apply(gg, x, ctx.lo, ctx.hi), Tensor._make(np.zeros_like(gg._data)),
+                None, None)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
