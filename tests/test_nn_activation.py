@@ -346,9 +346,10 @@ def test_relu_in_place(fn):
     assert outcomes[0] == outcomes[1]
 
 
-@pytest.mark.parametrize("name", ["hardtanh", "relu6", "leaky_relu"])
+@pytest.mark.parametrize("name", ["hardtanh", "relu6", "leaky_relu", "silu"])
 def test_create_graph_records_pytorchs_activation_derivative_nodes(name):
-    """``HardtanhBackwardBackward0`` / ``LeakyReluBackwardBackward0`` with edges (None, input)."""
+    """``HardtanhBackwardBackward0`` / ``LeakyReluBackwardBackward0`` with edges (None, input); silu's
+    derivative as PyTorch groups it."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     outcomes = []
