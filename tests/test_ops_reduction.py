@@ -156,3 +156,21 @@ def test_var_with_no_degree_of_freedom_warns_as_pytorch(fn):
             fn(lib, lib.ones(1))
         caught.append([(w.category, str(w.message).split(" (Triggered")[0], w.filename) for w in seen])
     assert caught[1] == caught[0] and len(caught[0]) == 1
+
+
+@oracle
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dim", [None, 1])
+def test_var_std_derivative_graph_is_pytorchs(name, dim):
+    """With ``create_graph=True``: ``(2 / (N - correction)) * grad`` (MulBackward1 where it is recorded)
+    times the centered input (SubBackward0), as PyTorch's ``var_backward``."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [0.3, 0.3, 0.3]], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(getattr(x, name)(dim).sum(), x, create_graph=True)
+        edges = [None if n is None else type(n).__name__ for n, _ in g.grad_fn.next_functions]
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        outcomes.append((type(g.grad_fn).__name__, edges, g.detach().numpy(), gg.numpy()))
+    assert outcomes[0][:2] == outcomes[1][:2]
+    np.testing.assert_allclose(outcomes[0][2], outcomes[1][2], rtol=1e-12)
+    np.testing.assert_allclose(outcomes[0][3], outcomes[1][3], rtol=1e-10)

@@ -27,6 +27,7 @@ from .promotion import (
     _need_tensors,
     result_dtype,
 )
+from .scalar import MulNumber
 from .scan import _flip
 from .shape import cat
 
@@ -201,7 +202,8 @@ class Var(Function):
         (a,) = ctx.saved_tensors
         centered = a - a.mean(ctx.dims, keepdim=True)
         g = _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * centered * (2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)), None, None, None
+        scale = 2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)
+        return MulNumber.apply(g, scale) * centered, None, None, None  # grouped as PyTorch's var_backward
 
 
 def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
@@ -230,10 +232,11 @@ class Std(Function):
         centered = a - a.mean(ctx.dims, keepdim=True)
         # d std = d var / (2 std); where std is 0 PyTorch gives 0, not grad / 0
         zero = out._data == 0
-        per_out = grad / out.masked_fill(_const(zero), 1.0)
+        per_out = grad / (out.masked_fill(_const(zero), 1.0) * 2)
         per_out = per_out.masked_fill(_const(zero), 0.0)
         g = _expand_back(per_out, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * centered / _degrees_of_freedom(a, ctx.dims, ctx.correction), None, None, None
+        scale = 2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)
+        return MulNumber.apply(g, scale) * centered, None, None, None  # as var's, of grad / (2 std)
 
 
 def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
