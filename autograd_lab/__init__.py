@@ -82,6 +82,7 @@ from .ops.arithmetic import (
     pow,
     reciprocal,
     remainder,
+    rsub,
     square,
     sub,
 )

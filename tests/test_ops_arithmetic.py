@@ -107,3 +107,17 @@ def test_modified_saved_result_names_the_op_as_pytorch(fn):
         except RuntimeError as e:
             texts.append(str(e).split(" Hint:")[0])
     assert texts[0] == texts[1]
+
+
+@oracle
+@pytest.mark.parametrize("alpha", [1, 3, 0.5])
+@pytest.mark.parametrize("other", ["number", "tensor"])
+def test_rsub_with_alpha(alpha, other):
+    """``torch.rsub(a, other, alpha)``: ``other - alpha * a``, RsubBackward1 for a number, RsubBackward0
+    for a tensor (with an edge to it)."""
+    if other == "number":
+        same_outcome(lambda lib: lib.rsub(lib.tensor([1.0, 4.0]), 2.0, alpha=alpha))
+        run_both(lambda lib, a: lib.rsub(a, 2.0, alpha=alpha), [np.array([1.0, 4.0])])
+    else:
+        run_both(lambda lib, a, b: lib.rsub(a, b, alpha=alpha),
+                 [np.array([1.0, 4.0]), np.array([[2.0], [3.0]])])

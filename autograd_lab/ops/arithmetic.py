@@ -116,25 +116,46 @@ def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 class Rsub(Function):
-    """``number - tensor``."""
+    """``number - alpha * tensor``."""
 
     node_name = "RsubBackward1"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
-        return Tensor._make(cast(np.subtract(number, a._data), a, number))
+    def forward(ctx: Any, a: Tensor, number: Any, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(np.subtract(number, _scaled(a, alpha)._data), a, number))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return -grad, None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return (-grad if ctx.alpha == 1 else -grad * ctx.alpha), None, None
 
 
-def rsub(a: Tensor, other: Any) -> Tensor:
-    """``other - a`` (PyTorch's ``rsub``)."""
+class RsubTensor(Function):
+    """``other - alpha * tensor`` for a tensor ``other`` (``torch.rsub``; Python's ``b - a`` is Sub)."""
+
+    node_name = "RsubBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, other: Tensor, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(_binary(np.subtract, other, _scaled(a, alpha)), a, other))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        return (-grad if ctx.alpha == 1 else -grad * ctx.alpha), grad, None
+
+
+def rsub(a: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * a`` (``torch.rsub``; Python's ``number - tensor``)."""
     _check_no_bool_subtraction(other, a)
     if isinstance(other, (int, float, bool, np.number)):
-        return Rsub.apply(a, other)
-    return sub(as_operand(other, a._data.dtype), a)
+        if type(alpha) is not int or alpha != 1:
+            _check_alpha(a, as_operand(other, a._data.dtype), alpha)
+        return Rsub.apply(a, other, alpha)
+    a, other = binary_operands(a, other)
+    if type(alpha) is not int or alpha != 1:
+        _check_alpha(a, other, alpha)
+    return RsubTensor.apply(a, other, alpha)
 
 
 class Mul(Function):
