@@ -47,6 +47,27 @@ class _VersionCounter:
         self.value = 0
 
 
+class OnFirstUse:
+    """An attribute made the first time it is read (as ``functools.cached_property``).
+
+    Most tensors are never changed in place and most nodes never get a hook: making their version
+    counter or an empty hook dict on first use saves memory and garbage-collector work on every
+    recorded op (issue 17). After the first read the value lives in the instance's ``__dict__``.
+    """
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.factory()
+        return value
+
+
 class RemovableHandle:
     """What ``register_hook`` returns: ``handle.remove()`` takes the hook away again."""
 
@@ -78,6 +99,16 @@ class Tensor:
     """
 
     __array_priority__ = 1000  # NumPy arrays defer to Tensor in mixed arithmetic
+
+    _version_counter = OnFirstUse(_VersionCounter)
+    _leaf_hooks = OnFirstUse(dict)
+    # defaults that _init need not store on every tensor
+    _grad = None
+    _retains_grad = False
+    _base = None
+    _view_meta = None  # a ViewMeta when this tensor is a view of _base
+    _accumulate_ref = None
+    name = None  # an optional label, shown by autograd_lab.viz
 
     def __init__(self, data: Any = (), *, requires_grad: bool = False, name: str | None = None):
         _init(self, np.array(_to_array(data), dtype=dtypes.get_default_dtype().np), requires_grad)
@@ -396,14 +427,6 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._requires_grad = False
     t._grad_fn = None
     t.output_nr = 0
-    t._grad = None
-    t._retains_grad = False
-    t._version_counter = _VersionCounter()
-    t._base = None
-    t._view_meta = None  # a ViewMeta when this tensor is a view of _base
-    t._accumulate_ref = None
-    t._leaf_hooks = {}
-    t.name = None  # an optional label, shown by autograd_lab.viz
     t._is_inference = INFERENCE_MODE.enabled
     if requires_grad:
         t.requires_grad = True
