@@ -150,6 +150,10 @@ def run_backward(
     captured: list[Tensor | None] = [None] * len(inputs or ())
     visited, needed = (None, None) if inputs is None and accumulate else _exec_info(
         nodes, captures, inputs is not None, accumulate)  # plain backward(): every node runs
+    if visited is not None and len(roots) == 1:
+        # PyTorch starts at the one output's node itself: it is always visited, so the output's hooks
+        # and retain_grad run even when no input can be reached (before "... not have been used ...")
+        visited.add(roots[0][0])
 
     buffers: dict[Node, list[Tensor | None]] = {}
     for node, nr, g in roots:
