@@ -175,7 +175,8 @@ def run_backward(
                 observer(node, tuple(grads_in), tuple(grads_out))
             if not retain_graph:
                 node._release()
-            for (nxt, nr), g in zip(node._next_functions, grads_out):
+            edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
+            for nxt, nr, g in zip(edges, edges, grads_out):
                 if nxt is not None and (visited is None or nxt in visited):
                     _add_to_buffer(buffers, nxt, nr, g)
 
@@ -194,7 +195,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     stack = list(dict.fromkeys(node for node, _, _ in roots))
     seen = set(stack)
     while stack:
-        for nxt, _ in stack.pop()._next_functions:
+        for nxt in stack.pop()._edges[::2]:
             if nxt is not None:
                 deps[nxt] = deps.get(nxt, 0) + 1
                 if nxt not in seen:
@@ -214,7 +215,8 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
             grads_out = _call_function(node, grads_in) if node._hooked else _apply(node, grads_in)
             if not retain_graph:
                 node._release()
-            for (nxt, nr), g in zip(node._next_functions, grads_out):
+            edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
+            for nxt, nr, g in zip(edges, edges, grads_out):
                 if nxt is None:
                     continue
                 buf = buffers.get(nxt)
@@ -290,7 +292,7 @@ def _dependencies(nodes: list[Node], visited: set[Node] | None, needed: set[Node
     deps: dict[Node, int] = {}
     for node in nodes:
         if needed is None or node in needed:
-            for nxt, _ in node._next_functions:
+            for nxt, _ in node.next_functions:
                 if nxt is not None and (visited is None or nxt in visited):
                     deps[nxt] = deps.get(nxt, 0) + 1
     return deps
@@ -309,7 +311,7 @@ def _schedule(roots: list[Node], deps: dict[Node, int], visited: set[Node] | Non
         yield node
         if needed is not None and node not in needed:
             continue  # skipped: it sends nothing (and nothing waits for it)
-        for nxt, _ in node._next_functions:
+        for nxt, _ in node.next_functions:
             if nxt is not None and (visited is None or nxt in visited):
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
@@ -328,7 +330,7 @@ def _exec_info(nodes: list[Node], captures: dict[tuple[Node, int], list[int]], p
         return None, {n for n in nodes if not isinstance(n, AccumulateGrad)}
     parents: dict[Node, list[Node]] = {}
     for node in nodes:
-        for nxt, _ in node._next_functions:
+        for nxt, _ in node.next_functions:
             if nxt is not None:
                 parents.setdefault(nxt, []).append(node)
     targets = {n for n, _ in captures}
@@ -341,7 +343,7 @@ def _exec_info(nodes: list[Node], captures: dict[tuple[Node, int], list[int]], p
                 stack.append(p)
     needed = {n for n in visited
               if (accumulate and (n, 0) in captures if isinstance(n, AccumulateGrad)
-                  else any(nxt in visited for nxt, _ in n._next_functions if nxt is not None))}
+                  else any(nxt in visited for nxt, _ in n.next_functions if nxt is not None))}
     return visited, needed
 
 

@@ -61,7 +61,7 @@ class Node:
     """A node of the backward graph (``torch.autograd.graph.Node``)."""
 
     # slots: a node is small, and its __dict__ is made only for what else is set on it (ctx.dim = ...)
-    __slots__ = ("_sequence_nr", "_next_functions", "__dict__", "__weakref__")
+    __slots__ = ("_sequence_nr", "_edges", "__dict__", "__weakref__")
     _num_outputs = 1
     # most nodes never get a hook: the dicts are made on first use, and _hooked tells the engine
     _hooked = False
@@ -74,13 +74,24 @@ class Node:
 
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
-        self._next_functions = ()
+        # the edges flat, node, output_nr, node, output_nr, ...: one object per node for the garbage
+        # collector to track, instead of a tuple per edge more; next_functions pairs them up
+        self._edges: tuple[Node | int | None, ...] = ()
         if _anomaly["enabled"]:
             self._forward_trace = traceback.format_stack()[:-3]
 
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
-        return self._next_functions
+        edges = self._edges
+        return tuple(zip(edges[::2], edges[1::2]))
+
+    @property
+    def _next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return self.next_functions
+
+    @_next_functions.setter
+    def _next_functions(self, edges: tuple[tuple[Node | None, int], ...]) -> None:
+        self._edges = tuple(x for edge in edges for x in edge)
 
     def name(self) -> str:
         return type(self).__name__
@@ -329,10 +340,22 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
                 f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
             )
-        g = g.sum_to_size(shape)
+        if _GRAD.enabled:  # create_graph: the sum is recorded
+            g = g.sum_to_size(shape)
+        else:  # nothing to record: sum_to_size's own reduction, on the array
+            g = Tensor._make(_sum_to_shape(g._data, shape))
     if g._data.dtype != dtype:
         g = g.to(_dtype_of(dtype))
     return g
+
+
+def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``sum_to_size`` on an array (the dims it sums; ``np.add.reduce`` is what ``np.sum`` calls)."""
+    lead = data.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
+    out = np.add.reduce(data, axis=dims, keepdims=True) if dims else data
+    return out.reshape(shape)
 
 
 def _dtype_of(np_dtype: np.dtype) -> Any:
@@ -351,6 +374,8 @@ def _expandable_to(shape: tuple, target: tuple) -> bool:
 
 class AccumulateGrad(Node):
     """The node at the end of every path: adds the arriving gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
@@ -482,14 +507,15 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             positions.append(i)
-            edges.append(gradient_edge(a))
+            edge = gradient_edge(a)
+            edges += edge
             data = a._data
             meta.append((data.shape, data.dtype))
-            needs.append(a._requires_grad or edges[-1][0] is not None)
+            needs.append(edge[0] is not None)
         else:
             needs.append(False)
     node._tensor_positions = tuple(positions)
-    node._next_functions = tuple(edges)
+    node._edges = tuple(edges)
     node._input_meta = tuple(meta)
     node._num_inputs = len(args)
     node.needs_input_grad = tuple(needs)

@@ -129,7 +129,12 @@ class Tensor:
         an array here, so that ``_data`` is always a (writable) ndarray.
         """
         t = object.__new__(cls)
-        _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
+        if requires_grad:
+            _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
+        else:  # _init inlined: every op makes its result here
+            t._data = data if type(data) is np.ndarray else np.asarray(data)
+            t._requires_grad = False
+            t._is_inference = INFERENCE_MODE.enabled
         t._grad_fn = grad_fn
         t.output_nr = output_nr
         return t
