@@ -146,7 +146,7 @@ class SavedTensor:
         self.data: np.ndarray | None = None
         # a tensor never changed in place has no counter yet (version 0): read it from the tensor
         # when needed, rather than make one for every saved constant
-        counter = t.__dict__.get("_version_counter")
+        counter = t._counter
         self._counter = None
         self.version = 0 if counter is None else counter.value
         self.output_nr = -1
@@ -385,7 +385,7 @@ class AccumulateGrad(Node):
     @property
     def _hooked(self) -> bool:
         """Whether the engine must look for hooks: the node's own, or the leaf's."""
-        return self.__dict__.get("_hooked", False) or bool(self.variable.__dict__.get("_leaf_hooks"))
+        return self.__dict__.get("_hooked", False) or bool(self.variable._leaf_hooks)
 
     @property
     def _tensor_hooks(self) -> dict[int, dict[int, Callable]]:
@@ -510,15 +510,15 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
             edge = gradient_edge(a)
             edges += edge
             data = a._data
-            meta.append((data.shape, data.dtype))
+            meta.append(_shared((data.shape, data.dtype)))
             needs.append(edge[0] is not None)
         else:
             needs.append(False)
-    node._tensor_positions = tuple(positions)
+    node._tensor_positions = _shared(tuple(positions))
     node._edges = tuple(edges)
-    node._input_meta = tuple(meta)
+    node._input_meta = _shared(tuple(meta))
     node._num_inputs = len(args)
-    node.needs_input_grad = tuple(needs)
+    node.needs_input_grad = _shared(tuple(needs))
 
     out = _run_forward(cls, node, args, kwargs)
     if type(out) is Tensor:  # one output, the common case
@@ -531,9 +531,10 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
             fresh.append(o)
     if len(fresh) != 1:
         node._num_outputs = len(fresh)
-    node._output_meta = tuple(
-        (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32) for o in fresh
-    )
+    node._output_meta = _shared(tuple(
+        _shared((o._data.shape, o._data.dtype)) if isinstance(o, Tensor) else ((), np.float32)
+        for o in fresh
+    ))
     non_differentiable = node._non_differentiable
     for nr, o in enumerate(fresh):
         if not isinstance(o, Tensor) or non_differentiable and any(o is t for t in non_differentiable):
@@ -551,6 +552,20 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     if non_differentiable:
         node._non_differentiable = ()
     return tuple(fresh) if isinstance(out, tuple) else fresh[0]
+
+
+_SHARED: dict[tuple, tuple] = {}
+
+
+def _shared(t: tuple) -> tuple:
+    """One copy of each small tuple the nodes repeat (shapes and dtypes, which inputs need grad): a
+    chain of a million ops would otherwise hold millions of equal tuples (the cache stays small)."""
+    s = _SHARED.get(t)
+    if s is None:
+        if len(_SHARED) > 4096:
+            _SHARED.clear()
+        s = _SHARED[t] = t
+    return s
 
 
 def _run_forward(cls: type[Function], ctx: Any, args: tuple, kwargs: dict) -> Any:

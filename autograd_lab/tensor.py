@@ -100,7 +100,7 @@ class Tensor:
 
     __array_priority__ = 1000  # NumPy arrays defer to Tensor in mixed arithmetic
 
-    _version_counter = OnFirstUse(_VersionCounter)
+    _counter: _VersionCounter | None = None  # made on first use: see _version_counter
     _leaf_hooks = OnFirstUse(dict)
     # defaults that _init need not store on every tensor
     _grad = None
@@ -194,6 +194,18 @@ class Tensor:
     @property
     def _version(self) -> int:
         return self._version_counter.value
+
+    @property
+    def _version_counter(self) -> _VersionCounter:
+        """The counter of in-place changes, made on first use: most tensors never change in place."""
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = _VersionCounter()
+        return counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter: _VersionCounter) -> None:
+        self._counter = counter
 
     # ------------------------------------------------------------------ autograd state
     @property

@@ -232,15 +232,23 @@ def test_a_node_without_hooks_has_no_hook_dicts_and_no_instance_dict():
     assert x._version == 1
 
 
-def test_bytes_per_node_of_a_scalar_chain_stay_small():
-    """The node, its edges and what it saved, measured with sys.getsizeof (deterministic)."""
-    import sys
+def _bytes_per_op(n: int = 5000) -> float:
+    """Bytes Python allocated and kept per recorded ``y = y * 1.0001`` in a chain (tracemalloc)."""
+    import tracemalloc
 
     x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
-    y = x * 2.0
-    y = y * 3.0
-    node = y.grad_fn
-    size = sys.getsizeof(node) + sys.getsizeof(node._edges)
-    size += sys.getsizeof(node._saved) + sum(sys.getsizeof(s) for s in node._saved if s is not None)
-    size += getattr(node, "__dict__", None) and sys.getsizeof(node.__dict__) or 0
-    assert size <= 600, size
+    y = x * 1.0001  # warm: the first op makes what every later one shares
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(n):
+            y = y * 1.0001
+        return (tracemalloc.get_traced_memory()[0] - before) / n
+    finally:
+        tracemalloc.stop()
+
+
+def test_bytes_per_node_of_a_scalar_chain_stay_small():
+    """Issue 17: a node's memory. No empty hook dicts, edges flat, the shapes, dtypes and flags
+    nodes repeat shared, no version counter for a tensor never changed (1,684 bytes before)."""
+    assert _bytes_per_op() <= 800

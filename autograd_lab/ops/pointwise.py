@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import grad_mode
 from ..function import Function
 from ..tensor import Tensor
 from .promotion import (
@@ -210,7 +211,10 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * _const((out._data > 0).astype(grad._data.dtype))
+        mask = (out._data > 0).astype(grad._data.dtype)
+        if not grad_mode.is_grad_enabled():  # no graph to build: the same product on the arrays
+            return Tensor._make(grad._data * mask)
+        return grad * _const(mask)
 
 
 def relu(a: Tensor) -> Tensor:
