@@ -164,7 +164,8 @@ class SavedTensor:
         self._counter = value
 
     def unpack(self, node: Node) -> Tensor:
-        if self.counter.value != self.version:
+        counter = self._counter if self._counter is not None else self.tensor._counter
+        if (0 if counter is None else counter.value) != self.version:  # None: never changed
             raise RuntimeError(self._version_message(node))
         if self.tensor is not None:
             return self.tensor
@@ -254,7 +255,7 @@ class BackwardNode(Node, FunctionCtx):
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable += tensors
