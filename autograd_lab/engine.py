@@ -16,7 +16,9 @@ loop (:func:`run_backward`) with what PyTorch's engine adds, in PyTorch's order:
    product); its post-hooks may replace them (:func:`_call_function`); what it saved is freed unless
    ``retain_graph``; each gradient is added to the buffer of the node its edge leads to.
 
-Everything is iterative, so a chain of a million operations needs no deep recursion. No operation is
+A plain ``backward()`` (no ``inputs=``, nothing captured) takes the same steps in one tighter loop,
+:func:`_run_plain`: it is what every training step runs. Everything is iterative, so a chain of a
+million operations needs no deep recursion. No operation is
 special-cased here: the engine only knows nodes, edges and gradients.
 """
 
