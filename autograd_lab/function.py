@@ -511,7 +511,7 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
             edge = gradient_edge(a)
             edges += edge
             data = a._data
-            meta.append(_shared((data.shape, data.dtype)))
+            meta.append((data.shape, data.dtype))
             needs.append(edge[0] is not None)
         else:
             needs.append(False)
@@ -533,8 +533,7 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     if len(fresh) != 1:
         node._num_outputs = len(fresh)
     node._output_meta = _shared(tuple(
-        _shared((o._data.shape, o._data.dtype)) if isinstance(o, Tensor) else ((), np.float32)
-        for o in fresh
+        (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32) for o in fresh
     ))
     non_differentiable = node._non_differentiable
     for nr, o in enumerate(fresh):
