@@ -16,7 +16,9 @@ loop (:func:`run_backward`) with what PyTorch's engine adds, in PyTorch's order:
    product); its post-hooks may replace them (:func:`_call_function`); what it saved is freed unless
    ``retain_graph``; each gradient is added to the buffer of the node its edge leads to.
 
-Everything is iterative, so a chain of a million operations needs no deep recursion. No operation is
+A plain ``backward()`` (no ``inputs=``, nothing captured) takes the same steps in one tighter loop,
+:func:`_run_plain`: it is what every training step runs. Everything is iterative, so a chain of a
+million operations needs no deep recursion. No operation is
 special-cased here: the engine only knows nodes, edges and gradients.
 """
 
@@ -142,11 +144,18 @@ def run_backward(
     ``observer(node, grads_in, grads_out)`` is told of every node run, in order (used by viz).
     """
     roots = _roots(outputs, _make_grads(outputs, grads))
+    if inputs is None and accumulate and observer is None:
+        _run_plain(roots, retain_graph, create_graph)
+        return []
     nodes = discover(node for node, _, _ in roots)
     captures = _captures(inputs) if inputs else {}
     captured: list[Tensor | None] = [None] * len(inputs or ())
     visited, needed = (None, None) if inputs is None and accumulate else _exec_info(
         nodes, captures, inputs is not None, accumulate)  # plain backward(): every node runs
+    if visited is not None and len(roots) == 1:
+        # PyTorch starts at the one output's node itself: it is always visited, so the output's hooks
+        # and retain_grad run even when no input can be reached (before "... not have been used ...")
+        visited.add(roots[0][0])
 
     buffers: dict[Node, list[Tensor | None]] = {}
     for node, nr, g in roots:
@@ -157,7 +166,9 @@ def run_backward(
         for node in _schedule(list(buffers), _dependencies(nodes, visited, needed), visited, needed):
             grads_in = buffers.pop(node)
             if needed is not None and node not in needed:  # inputs=: visited only to capture a gradient
-                _capture(captures, captured, node, _tensor_pre_hooks(node, grads_in), create_graph)
+                if node._hooked:
+                    grads_in = _tensor_pre_hooks(node, grads_in)
+                _capture(captures, captured, node, grads_in, create_graph)
                 continue
             if captures:  # a node that runs captures before its hooks, as in PyTorch
                 _capture(captures, captured, node, grads_in, create_graph)
@@ -166,7 +177,8 @@ def run_backward(
                 observer(node, tuple(grads_in), tuple(grads_out))
             if not retain_graph:
                 node._release()
-            for (nxt, nr), g in zip(node._next_functions, grads_out):
+            edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
+            for nxt, nr, g in zip(edges, edges, grads_out):
                 if nxt is not None and (visited is None or nxt in visited):
                     _add_to_buffer(buffers, nxt, nr, g)
 
@@ -175,6 +187,64 @@ def run_backward(
             if t.grad_fn is not None and g is not None and not t._retains_grad:  # else already stored
                 _store_retained(t, g, create_graph)
     return captured
+
+
+def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool, create_graph: bool) -> None:
+    """:func:`run_backward` for a plain ``backward()`` (no ``inputs=``, no capture, no observer), the
+    common case, in one loop: the graph is walked once (counting each node's dependencies), and a node
+    without hooks is applied directly. Same schedule, same results."""
+    deps: dict[Node, int] = {}
+    stack = list(dict.fromkeys(node for node, _, _ in roots))
+    seen = set(stack)
+    while stack:
+        for nxt in stack.pop()._edges[::2]:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    buffers: dict[Node, list[Tensor | None]] = {}
+    for node, nr, g in roots:
+        _add_to_buffer(buffers, node, nr, g)
+    tie = itertools.count()
+    ready = [(-n._sequence_nr, next(tie), n) for n in buffers if n not in deps]
+    heapq.heapify(ready)
+    with grad_mode.set_grad_enabled(create_graph), np.errstate(over="ignore", divide="ignore",
+                                                               invalid="ignore"):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads_in = buffers.pop(node)
+            grads_out = _call_function(node, grads_in) if node._hooked else _apply(node, grads_in)
+            if not retain_graph:
+                node._release()
+            edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
+            for nxt, nr, g in zip(edges, edges, grads_out):
+                if nxt is None:
+                    continue
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * max(nxt._num_outputs, nr + 1)
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+
+
+def _apply(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    """``node.apply``, naming the forward call that made the node when anomaly detection is on."""
+    try:
+        return node.apply(*grads)
+    except Exception:
+        if is_anomaly_enabled() and node._forward_trace:
+            warnings.warn(
+                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+                + "".join(node._forward_trace),
+                UserWarning,
+                stacklevel=4,
+            )
+        raise
 
 
 def _captures(inputs: Sequence[Tensor]) -> dict[tuple[Node, int], list[int]]:
@@ -224,7 +294,7 @@ def _dependencies(nodes: list[Node], visited: set[Node] | None, needed: set[Node
     deps: dict[Node, int] = {}
     for node in nodes:
         if needed is None or node in needed:
-            for nxt, _ in node._next_functions:
+            for nxt, _ in node.next_functions:
                 if nxt is not None and (visited is None or nxt in visited):
                     deps[nxt] = deps.get(nxt, 0) + 1
     return deps
@@ -243,7 +313,7 @@ def _schedule(roots: list[Node], deps: dict[Node, int], visited: set[Node] | Non
         yield node
         if needed is not None and node not in needed:
             continue  # skipped: it sends nothing (and nothing waits for it)
-        for nxt, _ in node._next_functions:
+        for nxt, _ in node.next_functions:
             if nxt is not None and (visited is None or nxt in visited):
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
@@ -262,7 +332,7 @@ def _exec_info(nodes: list[Node], captures: dict[tuple[Node, int], list[int]], p
         return None, {n for n in nodes if not isinstance(n, AccumulateGrad)}
     parents: dict[Node, list[Node]] = {}
     for node in nodes:
-        for nxt, _ in node._next_functions:
+        for nxt, _ in node.next_functions:
             if nxt is not None:
                 parents.setdefault(nxt, []).append(node)
     targets = {n for n, _ in captures}
@@ -275,7 +345,7 @@ def _exec_info(nodes: list[Node], captures: dict[tuple[Node, int], list[int]], p
                 stack.append(p)
     needed = {n for n in visited
               if (accumulate and (n, 0) in captures if isinstance(n, AccumulateGrad)
-                  else any(nxt in visited for nxt, _ in n._next_functions if nxt is not None))}
+                  else any(nxt in visited for nxt, _ in n.next_functions if nxt is not None))}
     return visited, needed
 
 
@@ -291,19 +361,10 @@ def _capture(captures: dict[tuple[Node, int], list[int]], captured: list[Tensor 
 def _call_function(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
     """Run one node with its hooks (PyTorch's ``call_function``): tensor hooks and ``retain_grad``,
     the node's pre-hooks, the node, its post-hooks."""
-    if node._tensor_hooks or node._retained or node._pre_hooks:
-        grads = _node_pre_hooks(node, _tensor_pre_hooks(node, grads))
-    try:
-        grads_out = node.apply(*grads)
-    except Exception:
-        if is_anomaly_enabled() and node._forward_trace:
-            warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                + "".join(node._forward_trace),
-                UserWarning,
-                stacklevel=3,
-            )
-        raise
+    if not node._hooked:
+        return _apply(node, grads)
+    grads = _node_pre_hooks(node, _tensor_pre_hooks(node, grads))
+    grads_out = _apply(node, grads)
     for hook in tuple(node._post_hooks.values()):
         # PyTorch's names, seen from the forward op: hook(grad_inputs, grad_outputs)
         new = hook(tuple(grads_out), tuple(grads))

@@ -26,9 +26,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import dtypes, grad_mode
-from .tensor import INFERENCE_MODE, RemovableHandle, Tensor
+from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor
 
 _sequence = itertools.count()
+_GRAD = grad_mode._state  # read on every op: its attribute, not a function call
 _anomaly = {"enabled": False}
 
 FREED_MESSAGE = (
@@ -46,26 +47,51 @@ INFERENCE_SAVED_MESSAGE = (
 )
 
 
+class _HookDict(OnFirstUse):
+    """A node's hook dict, made on first use; it marks the node as one the engine must ask for hooks."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        obj.__dict__["_hooked"] = True
+        return super().__get__(obj, owner)
+
+
 class Node:
     """A node of the backward graph (``torch.autograd.graph.Node``)."""
 
+    # slots: a node is small, and its __dict__ is made only for what else is set on it (ctx.dim = ...)
+    __slots__ = ("_sequence_nr", "_edges", "__dict__", "__weakref__")
     _num_outputs = 1
+    # most nodes never get a hook: the dicts are made on first use, and _hooked tells the engine
+    _hooked = False
+    _tensor_hooks: dict[int, dict[int, Callable]] = _HookDict(dict)
+    _retained: dict[int, weakref.ref] = _HookDict(dict)
+    _pre_hooks: dict[int, Callable] = _HookDict(dict)
+    _post_hooks: dict[int, Callable] = _HookDict(dict)
+    metadata: dict[str, Any] = OnFirstUse(dict)
+    _forward_trace: list[str] | None = None
 
     def __init__(self) -> None:
-        self._next_functions: tuple[tuple[Node | None, int], ...] = ()
         self._sequence_nr = next(_sequence)
-        self._tensor_hooks: dict[int, dict[int, Callable]] = {}
-        self._retained: dict[int, weakref.ref] = {}
-        self._pre_hooks: dict[int, Callable] = {}
-        self._post_hooks: dict[int, Callable] = {}
-        self.metadata: dict[str, Any] = {}
-        self._forward_trace: list[str] | None = (
-            traceback.format_stack()[:-3] if _anomaly["enabled"] else None
-        )
+        # the edges flat, node, output_nr, node, output_nr, ...: one object per node for the garbage
+        # collector to track, instead of a tuple per edge more; next_functions pairs them up
+        self._edges: tuple[Node | int | None, ...] = ()
+        if _anomaly["enabled"]:
+            self._forward_trace = traceback.format_stack()[:-3]
 
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
-        return self._next_functions
+        edges = self._edges
+        return tuple(zip(edges[::2], edges[1::2]))
+
+    @property
+    def _next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return self.next_functions
+
+    @_next_functions.setter
+    def _next_functions(self, edges: tuple[tuple[Node | None, int], ...]) -> None:
+        self._edges = tuple(x for edge in edges for x in edge)
 
     def name(self) -> str:
         return type(self).__name__
@@ -111,22 +137,35 @@ class SavedTensor:
     (output -> grad_fn -> saved output) that only the garbage collector could break.
     """
 
-    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad", "producer")
+    __slots__ = ("tensor", "data", "_counter", "version", "output_nr", "requires_grad", "producer")
 
     def __init__(self, t: Tensor) -> None:
         if t._is_inference:
             raise RuntimeError(INFERENCE_SAVED_MESSAGE)
         self.tensor: Tensor | None = t
         self.data: np.ndarray | None = None
-        self.counter = t._version_counter
-        self.version = t._version_counter.value
+        # a tensor never changed in place has no counter yet (version 0): read it from the tensor
+        # when needed, rather than make one for every saved constant
+        counter = t._counter
+        self._counter = None
+        self.version = 0 if counter is None else counter.value
         self.output_nr = -1
-        self.requires_grad = t.requires_grad
+        self.requires_grad = t._requires_grad or t._grad_fn is not None
         # a saved result written into a view: the view's grad_fn then (weakly), named in messages
         self.producer: weakref.ref | None = None
 
+    @property
+    def counter(self) -> Any:
+        """The version counter of what was saved (the tensor's own while the tensor is kept)."""
+        return self._counter if self._counter is not None else self.tensor._version_counter
+
+    @counter.setter
+    def counter(self, value: Any) -> None:
+        self._counter = value
+
     def unpack(self, node: Node) -> Tensor:
-        if self.counter.value != self.version:
+        counter = self._counter if self._counter is not None else self.tensor._counter
+        if (0 if counter is None else counter.value) != self.version:  # None: never changed
             raise RuntimeError(self._version_message(node))
         if self.tensor is not None:
             return self.tensor
@@ -165,6 +204,7 @@ def _legacy_type(np_dtype: np.dtype) -> str:
 class FunctionCtx:
     """What ``forward`` and ``backward`` of a :class:`Function` receive as ``ctx``."""
 
+    __slots__ = ()
     needs_input_grad: tuple[bool, ...] = ()
     materialize_grads = True
 
@@ -186,20 +226,27 @@ class _ForwardOnlyCtx(FunctionCtx):
         self.needs_input_grad = (False,) * n
 
 
+_NOTHING_SAVED: Any = ()  # shared by the nodes that save nothing (a list only when something is saved)
+
+
 class BackwardNode(Node, FunctionCtx):
     """The node of a :class:`Function` call; it is also that call's ``ctx``."""
 
     _forward_cls: ClassVar[type[Function]]
+    __slots__ = ("_saved", "_tensor_positions", "_input_meta", "_output_meta", "_num_inputs",
+                 "needs_input_grad")
+    # what Function.apply does not set on every node stays a class default
+    _freed = False
+    _non_differentiable: tuple[Tensor, ...] = ()
 
     def __init__(self) -> None:
         Node.__init__(self)
-        self._saved: list[SavedTensor | None] | None = []
-        self._freed = False
+        self._saved: list[SavedTensor | None] | None = _NOTHING_SAVED
         self._tensor_positions: tuple[int, ...] = ()
         self._input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self._output_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self._num_inputs = 0
-        self._non_differentiable: list[Tensor] = []
+        self.needs_input_grad: tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         self._saved = [None if t is None else SavedTensor(t) for t in tensors]
@@ -208,10 +255,10 @@ class BackwardNode(Node, FunctionCtx):
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
-        self._non_differentiable.extend(tensors)
+        self._non_differentiable += tensors
 
     def saved_items(self) -> list[tuple[str, Tensor | None]]:
         """``(name, tensor)`` for each saved tensor: PyTorch's name (``self``, ``other``,
@@ -244,7 +291,7 @@ class BackwardNode(Node, FunctionCtx):
         self._freed = True
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        if self.materialize_grads and any(g is None for g in grad_outputs):  # unused outputs: zeros
+        if self.materialize_grads and _has_none(grad_outputs):  # unused outputs: zeros
             grad_outputs = tuple(
                 g if g is not None else Tensor._make(np.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
@@ -265,9 +312,19 @@ class BackwardNode(Node, FunctionCtx):
         for k, pos in enumerate(self._tensor_positions):
             g = result[pos]
             if g is not None:
-                g = _validate_grad(self, k, g, *self._input_meta[k])
+                shape, dtype = self._input_meta[k]
+                # the common case, a Tensor of the input's shape and dtype, needs no validation
+                if type(g) is not Tensor or g._data.shape != shape or g._data.dtype != dtype:
+                    g = _validate_grad(self, k, g, shape, dtype)
             grads.append(g)
         return tuple(grads)
+
+
+def _has_none(items: tuple) -> bool:
+    for g in items:  # not `None in items`: that would compare tensors with ==
+        if g is None:
+            return True
+    return False
 
 
 def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype) -> Tensor:
@@ -284,10 +341,22 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
                 f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
             )
-        g = g.sum_to_size(shape)
+        if _GRAD.enabled:  # create_graph: the sum is recorded
+            g = g.sum_to_size(shape)
+        else:  # nothing to record: sum_to_size's own reduction, on the array
+            g = Tensor._make(_sum_to_shape(g._data, shape))
     if g._data.dtype != dtype:
         g = g.to(_dtype_of(dtype))
     return g
+
+
+def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``sum_to_size`` on an array (the dims it sums; ``np.add.reduce`` is what ``np.sum`` calls)."""
+    lead = data.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
+    out = np.add.reduce(data, axis=dims, keepdims=True) if dims else data
+    return out.reshape(shape)
 
 
 def _dtype_of(np_dtype: np.dtype) -> Any:
@@ -307,10 +376,17 @@ def _expandable_to(shape: tuple, target: tuple) -> bool:
 class AccumulateGrad(Node):
     """The node at the end of every path: adds the arriving gradient into ``variable.grad``."""
 
+    __slots__ = ("variable",)
+
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
         self.variable = variable
         self._sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
+
+    @property
+    def _hooked(self) -> bool:
+        """Whether the engine must look for hooks: the node's own, or the leaf's."""
+        return self.__dict__.get("_hooked", False) or bool(self.variable._leaf_hooks)
 
     @property
     def _tensor_hooks(self) -> dict[int, dict[int, Callable]]:
@@ -328,7 +404,7 @@ class AccumulateGrad(Node):
     def apply(self, *grad_outputs: Tensor | None) -> tuple[()]:
         grad = grad_outputs[0]
         var = self.variable
-        if grad is None:
+        if grad is None or not var._requires_grad:  # requires_grad_(False) since: no .grad (PyTorch)
             return ()
         if grad_mode.is_grad_enabled():  # create_graph=True: .grad keeps its own graph
             var._grad = grad if var._grad is None else var._grad + grad
@@ -388,7 +464,7 @@ class Function:
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls._backward_cls = type(
             name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,
-                                    "__qualname__": name}
+                                    "__qualname__": name, "__slots__": ()}
         )
 
     @staticmethod
@@ -406,70 +482,101 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        record = grad_mode.is_grad_enabled() and not INFERENCE_MODE.enabled and any(
-            isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args
-        )
-        if not record:
+        if _GRAD.enabled and not INFERENCE_MODE.enabled:
+            for a in args:
+                if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None
+                                              or a._view_meta is not None and a.grad_fn is not None):
+                    return _record(cls, args, kwargs)
             out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
-            off = not grad_mode.is_grad_enabled()  # views made in no_grad mode must not change in place
-            for o in out if isinstance(out, tuple) else (out,):
-                if isinstance(o, Tensor) and o._view_meta is not None:
-                    o._view_meta.no_grad = off
+        else:  # grad mode off, as in every backward formula without create_graph: the common case
+            out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
+        off = not _GRAD.enabled  # views made in no_grad mode must not change in place
+        if type(out) is Tensor:
+            if out._view_meta is not None:
+                out._view_meta.no_grad = off
             return out
+        for o in out if isinstance(out, tuple) else (out,):
+            if isinstance(o, Tensor) and o._view_meta is not None:
+                o._view_meta.no_grad = off
+        return out
 
-        node = cls._backward_cls()
-        positions, edges, meta, needs = [], [], [], []
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                positions.append(i)
-                edges.append(gradient_edge(a))
-                meta.append((a._data.shape, a._data.dtype))
-                needs.append(a.requires_grad)
-            else:
-                needs.append(False)
-        node._tensor_positions = tuple(positions)
-        node._next_functions = tuple(edges)
-        node._input_meta = tuple(meta)
-        node._num_inputs = len(args)
-        node.needs_input_grad = tuple(needs)
 
-        out = _run_forward(cls, node, args, kwargs)
-        outputs = out if isinstance(out, tuple) else (out,)
+def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
+    """``cls.apply`` when the call is recorded: the node, its edges, the forward, the outputs."""
+    node = cls._backward_cls()
+    positions, edges, meta, needs = [], [], [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            positions.append(i)
+            edge = gradient_edge(a)
+            edges += edge
+            data = a._data
+            meta.append((data.shape, data.dtype))
+            needs.append(edge[0] is not None)
+        else:
+            needs.append(False)
+    node._tensor_positions = _shared(tuple(positions))
+    node._edges = tuple(edges)
+    node._input_meta = _shared(tuple(meta))
+    node._num_inputs = len(args)
+    node.needs_input_grad = _shared(tuple(needs))
+
+    out = _run_forward(cls, node, args, kwargs)
+    if type(out) is Tensor:  # one output, the common case
+        fresh = [out if all(out is not a for a in args) else Tensor._make(out._data)]
+    else:
         fresh = []
-        for o in outputs:
+        for o in out if isinstance(out, tuple) else (out,):
             if isinstance(o, Tensor) and any(o is a for a in args):
                 o = Tensor._make(o._data)  # an input returned as it is: its result is a new tensor
             fresh.append(o)
+    if len(fresh) != 1:
         node._num_outputs = len(fresh)
-        node._output_meta = tuple(
-            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
-            for o in fresh
-        )
-        for nr, o in enumerate(fresh):
-            if not isinstance(o, Tensor) or any(o is t for t in node._non_differentiable):
-                continue
-            if o._view_meta is not None:
-                o._view_meta.no_grad = False  # made by an op recorded in grad mode
-            if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
-                continue
-            o.grad_fn = node
-            o.output_nr = nr
-            for s in node._saved or ():
-                if s is not None and s.tensor is o:
-                    s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
-        node._non_differentiable = []
-        return tuple(fresh) if isinstance(out, tuple) else fresh[0]
+    node._output_meta = _shared(tuple(
+        (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32) for o in fresh
+    ))
+    non_differentiable = node._non_differentiable
+    for nr, o in enumerate(fresh):
+        if not isinstance(o, Tensor) or non_differentiable and any(o is t for t in non_differentiable):
+            continue
+        if o._view_meta is not None:
+            o._view_meta.no_grad = False  # made by an op recorded in grad mode
+        if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
+            continue
+        o._grad_fn = node
+        o.output_nr = nr
+        for s in node._saved or ():
+            if s is not None and s.tensor is o:
+                s._counter = o._version_counter
+                s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
+    if non_differentiable:
+        node._non_differentiable = ()
+    return tuple(fresh) if isinstance(out, tuple) else fresh[0]
+
+
+_SHARED: dict[tuple, tuple] = {}
+
+
+def _shared(t: tuple) -> tuple:
+    """One copy of each small tuple the nodes repeat (shapes and dtypes, which inputs need grad): a
+    chain of a million ops would otherwise hold millions of equal tuples (the cache stays small)."""
+    s = _SHARED.get(t)
+    if s is None:
+        if len(_SHARED) > 4096:
+            _SHARED.clear()
+        s = _SHARED[t] = t
+    return s
 
 
 def _run_forward(cls: type[Function], ctx: Any, args: tuple, kwargs: dict) -> Any:
     """``cls.forward`` with grad mode off (the ops it uses inside record nothing)."""
-    if not grad_mode.is_grad_enabled():  # already off, as in every backward without create_graph
+    if not _GRAD.enabled:  # already off, as in every backward without create_graph
         return cls.forward(ctx, *args, **kwargs)
-    grad_mode._set_enabled(False)
+    _GRAD.enabled = False
     try:
         return cls.forward(ctx, *args, **kwargs)
     finally:
-        grad_mode._set_enabled(True)
+        _GRAD.enabled = True
 
 
 def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:

@@ -11,12 +11,19 @@ from .tensor import INFERENCE_MODE, Tensor
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_state = threading.local()
+class _GradMode(threading.local):
+    """Whether recording is on in this thread (a class default, so a read is one attribute lookup:
+    ``Function.apply`` reads it on every operation)."""
+
+    enabled = True
+
+
+_state = _GradMode()
 
 
 def is_grad_enabled() -> bool:
     """True when operations on tensors that require grad are recorded (the default)."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode: bool) -> None:

@@ -47,6 +47,27 @@ class _VersionCounter:
         self.value = 0
 
 
+class OnFirstUse:
+    """An attribute made the first time it is read (as ``functools.cached_property``).
+
+    Most tensors are never changed in place and most nodes never get a hook: making their version
+    counter or an empty hook dict on first use saves memory and garbage-collector work on every
+    recorded op (issue 17). After the first read the value lives in the instance's ``__dict__``.
+    """
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.factory()
+        return value
+
+
 class RemovableHandle:
     """What ``register_hook`` returns: ``handle.remove()`` takes the hook away again."""
 
@@ -79,6 +100,16 @@ class Tensor:
 
     __array_priority__ = 1000  # NumPy arrays defer to Tensor in mixed arithmetic
 
+    _counter: _VersionCounter | None = None  # made on first use: see _version_counter
+    _leaf_hooks = OnFirstUse(dict)
+    # defaults that _init need not store on every tensor
+    _grad = None
+    _retains_grad = False
+    _base = None
+    _view_meta = None  # a ViewMeta when this tensor is a view of _base
+    _accumulate_ref = None
+    name = None  # an optional label, shown by autograd_lab.viz
+
     def __init__(self, data: Any = (), *, requires_grad: bool = False, name: str | None = None):
         _init(self, np.array(_to_array(data), dtype=dtypes.get_default_dtype().np), requires_grad)
         if name is not None:
@@ -98,7 +129,12 @@ class Tensor:
         an array here, so that ``_data`` is always a (writable) ndarray.
         """
         t = object.__new__(cls)
-        _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
+        if requires_grad:
+            _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
+        else:  # _init inlined: every op makes its result here
+            t._data = data if type(data) is np.ndarray else np.asarray(data)
+            t._requires_grad = False
+            t._is_inference = INFERENCE_MODE.enabled
         t._grad_fn = grad_fn
         t.output_nr = output_nr
         return t
@@ -158,6 +194,18 @@ class Tensor:
     @property
     def _version(self) -> int:
         return self._version_counter.value
+
+    @property
+    def _version_counter(self) -> _VersionCounter:
+        """The counter of in-place changes, made on first use: most tensors never change in place."""
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = _VersionCounter()
+        return counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter: _VersionCounter) -> None:
+        self._counter = counter
 
     # ------------------------------------------------------------------ autograd state
     @property
@@ -403,14 +451,6 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._requires_grad = False
     t._grad_fn = None
     t.output_nr = 0
-    t._grad = None
-    t._retains_grad = False
-    t._version_counter = _VersionCounter()
-    t._base = None
-    t._view_meta = None  # a ViewMeta when this tensor is a view of _base
-    t._accumulate_ref = None
-    t._leaf_hooks = {}
-    t.name = None  # an optional label, shown by autograd_lab.viz
     t._is_inference = INFERENCE_MODE.enabled
     if requires_grad:
         t.requires_grad = True

@@ -301,3 +301,44 @@ def test_discover_walks_breadth_first_each_node_once():
     for _ in range(5000):  # deeper than Python's recursion limit
         deep = deep * 1.0
     assert len(engine.discover([deep.grad_fn])) == 5001
+
+
+def _requires_grad_off_after_recording(lib):
+    w = lib.ones(2, requires_grad=True)
+    y = (w * 2).sum()
+    seen = []
+    w.register_hook(lambda g: seen.append(g.tolist()))
+    w.requires_grad_(False)
+    y.backward()
+    return w.grad, seen
+
+
+def test_requires_grad_turned_off_after_recording_leaves_grad_none_as_pytorch():
+    real = pytest.importorskip("torch")
+    theirs, their_hooks = _requires_grad_off_after_recording(real)
+    ours, our_hooks = _requires_grad_off_after_recording(torch)
+    assert theirs is None and ours is None
+    assert our_hooks == their_hooks == [[2.0, 2.0]]  # the leaf's hook still runs
+
+
+def _unused_input_after_output_hooks(lib, outputs: int):
+    a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+    events = []
+    zs = [(a * (k + 2)).sum() for k in range(outputs)]
+    for k, z in enumerate(zs):
+        z.retain_grad()
+        z.register_hook(lambda g, k=k: events.append(("hook", k, g.item())))
+    with pytest.raises(RuntimeError) as err:
+        lib.autograd.grad(zs, [b])
+    events.append(str(err.value))
+    events.append([None if z.grad is None else z.grad.item() for z in zs])
+    return events
+
+
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_grad_runs_the_output_hooks_and_retain_grad_before_the_unused_input_error_as_pytorch(outputs):
+    """PyTorch starts at a single output's node: its hooks and retain_grad run, then the error; with
+    several outputs (a GraphRoot first) none of them runs."""
+    real = pytest.importorskip("torch")
+    assert (_unused_input_after_output_hooks(torch, outputs)
+            == _unused_input_after_output_hooks(real, outputs))

@@ -171,6 +171,10 @@ class Mul(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
+        if not grad_mode.is_grad_enabled():  # no graph to build: forward's kernel and cast, on arrays
+            g = grad._data
+            return (None if b is None else Tensor._make(cast(np.multiply(g, b._data), grad, b)),
+                    None if a is None else Tensor._make(cast(np.multiply(g, a._data), grad, a)))
         return (grad * b if b is not None else None), (grad * a if a is not None else None)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dtypes import cpp_type_name, from_numpy_dtype, scalar_type_name
 from ..function import Function
-from ..grad_mode import no_grad
+from ..grad_mode import is_grad_enabled, no_grad
 from ..tensor import Tensor
 from .arithmetic import mul
 from .inplace import inplace
@@ -119,6 +119,11 @@ class Mm(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
+        g = grad._data
+        if not is_grad_enabled() and all(t is None or t._data.dtype == g.dtype for t in (a, b)):
+            # no create_graph, nothing to record: the same two products on the arrays (issue 17)
+            return (None if b is None else Tensor._make(g @ b._data.T),
+                    None if a is None else Tensor._make(a._data.T @ g))
         return (grad.mm(b.t()) if b is not None else None), (a.t().mm(grad) if a is not None else None)
 
 

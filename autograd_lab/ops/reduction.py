@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function, _expandable_to
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import maximum, minimum
 from .indexing import narrow
@@ -115,6 +116,11 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        g = grad._data
+        if not is_grad_enabled() and g.dtype.kind == "f":  # no graph to build: the same kernels
+            g = np.true_divide(g, np.asarray(ctx.count, dtype=g.dtype))
+            kept = g if ctx.keepdim else g.reshape(_kept_shape(ctx.shape, ctx.dims))
+            return Tensor._make(np.broadcast_to(kept, ctx.shape)), None, None, None
         return _expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
