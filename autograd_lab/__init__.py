@@ -117,6 +117,7 @@ from .ops.indexing import (
     nonzero,
     scatter,
     scatter_add,
+    select,
     take,
 )
 from .ops.linalg import (
@@ -215,6 +216,7 @@ from .ops.scan import (
 from .ops.shape import (
     cat,
     chunk,
+    concat,
     diag,
     flip,
     hstack,

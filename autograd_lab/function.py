@@ -407,7 +407,7 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         record = grad_mode.is_grad_enabled() and not INFERENCE_MODE.enabled and any(
-            isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args
+            isinstance(a, Tensor) and a.requires_grad for a in args
         )
         if not record:
             out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)

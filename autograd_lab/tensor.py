@@ -183,7 +183,10 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self.grad_fn is not None
+        """Set on leaves; True for the results of recorded ops, and for views of a tensor that
+        requires grad (even made in no_grad mode: they are leaves then, as in PyTorch)."""
+        return self._requires_grad or self.grad_fn is not None or (
+            self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:

@@ -20,7 +20,7 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
 from .copies import copy_from
-from .inplace import inplace
+from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace
 from .promotion import as_operand, broadcast_shape
 from .view import Alias, Unsqueeze, View, _view, expand
 
@@ -99,12 +99,25 @@ class Select(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int, index: int) -> Tensor:
         ctx.shape = a._data.shape
-        ctx.key = (slice(None),) * dim + (index,)
+        # the trailing Ellipsis keeps a 0-d result a view (NumPy gives a copied scalar without it)
+        ctx.key = (slice(None),) * dim + (index, Ellipsis)
         return _view(a, a._data[ctx.key])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+
+
+def select(a: Tensor, dim: int, index: int) -> Tensor:
+    """The view ``a[..., index]`` along ``dim``, that dimension removed (``torch.select``)."""
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, a.ndim)
+    size = a._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {_sizes(a._data.shape)} "
+                         f"at dimension {d}")
+    return Select.apply(a, d, index % size)
 
 
 class Slice(Function):
@@ -123,6 +136,18 @@ class Slice(Function):
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The view ``a[..., start:start + length]`` along ``dim`` (``torch.narrow``)."""
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = _wrap_dim(dim, a.ndim)
+    size = a._data.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return Slice.apply(a, dim, slice(start, start + length))
 
 
@@ -131,19 +156,25 @@ def _index_part(k: Any) -> Any:
         return k._data
     if isinstance(k, list):
         return np.asarray([_index_part(x) for x in k])
+    if isinstance(k, bool):  # x[True] is x[None]; x[False] the same, then empty
+        return np.asarray(k)
     return k
 
 
-def _normalize_key(key: Any) -> tuple[tuple, bool]:
+def _is_array(k: Any) -> bool:
+    """Whether a part of a key is an index tensor (a 0-d integer one counts as an integer)."""
+    return isinstance(k, np.ndarray) and (k.ndim > 0 or k.dtype == np.bool_)
+
+
+def _normalize_key(key: Any) -> tuple:
+    """The key as a tuple of ints, slices, None, Ellipsis and NumPy arrays (the index tensors)."""
     if not isinstance(key, tuple):
         key = (key,)
     key = tuple(_index_part(k) for k in key)
-    advanced = any(isinstance(k, np.ndarray) and k.ndim > 0 or isinstance(k, np.ndarray)
-                   and k.dtype == np.bool_ for k in key)
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return key, advanced
+    return key
 
 
 def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
@@ -156,43 +187,17 @@ def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
     return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(parts, dims))
 
 
-class Index(Function):
-    """Advanced indexing (integer or boolean arrays): the result is a copy."""
-
-    node_name = "IndexBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
-        ctx.shape, ctx.key = a._data.shape, key
-        try:
-            return Tensor._make(np.asarray(a._data[key]))
-        except IndexError as e:
-            raise IndexError(str(e).replace("axis", "dimension")) from None
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return Scatter.apply(grad, ctx.shape, ctx.key, True), None
-
-
-def getitem(a: Tensor, key: Any) -> Tensor:
-    """``a[key]``: basic indexing as a chain of Select/Slice/Unsqueeze views, as PyTorch records it;
-    integer or boolean array indices as one ``Index`` op (a copy)."""
-    if isinstance(key, slice):  # a[start:stop]: always a SliceBackward0, even when it takes all
-        if key.step is not None and key.step <= 0:
-            raise ValueError("step must be greater than zero")
-        if a.ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-        return Slice.apply(a, 0, key)
-    key, advanced = _normalize_key(key)
-    if advanced:
-        return Index.apply(a, key)
-    specified = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
+    """PyTorch's order of indexing: the ints, slices and None of ``key`` first, as a chain of
+    Select/Slice/Unsqueeze views of ``a``; returns that view and the NumPy key of the index tensors
+    at the dimensions they index in it (empty when there are none)."""
+    specified = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                             for k in key if k is not None and k is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     if builtins.sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    out, dim = a, 0
+    out, dim, arrays = a, 0, {}
     for k in key:
         if k is None:
             out = Unsqueeze.apply(out, dim)
@@ -205,6 +210,13 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             if k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
                 out = Slice.apply(out, dim, k)
             dim += 1
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            out = Unsqueeze.apply(out, dim)  # True keeps the new dimension's one element, False none
+            arrays[dim] = np.zeros(int(k), dtype=np.int64)
+            dim += 1
+        elif _is_array(k):
+            arrays[dim] = k
+            dim += k.ndim if k.dtype == np.bool_ else 1
         elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
             k = int(k)
             size = out._data.shape[dim]
@@ -216,6 +228,61 @@ def getitem(a: Tensor, key: Any) -> Tensor:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                 f"valid indices (got {type(k).__name__})"
             )
+    index, d = [], 0
+    while arrays and d <= max(arrays):
+        k = arrays.get(d, slice(None))
+        index.append(k)
+        d += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    return out, tuple(index)
+
+
+class Index(Function):
+    """Advanced indexing (integer or boolean arrays): the result is a copy."""
+
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
+        ctx.shape = a._data.shape
+        _save_key(ctx, key)
+        try:
+            return Tensor._make(np.asarray(a._data[key]))
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return Scatter.apply(grad, ctx.shape, _saved_key(ctx), True), None
+
+
+def _save_key(ctx: Any, key: tuple) -> None:
+    """Save a key's index arrays for backward, as PyTorch saves the index tensors: backward frees
+    them, so that a second backward through the node fails."""
+    ctx.save_for_backward(*(Tensor._make(k) for k in key if isinstance(k, np.ndarray)))
+    ctx.layout = tuple(None if isinstance(k, np.ndarray) else k for k in key)
+
+
+def _saved_key(ctx: Any) -> tuple:
+    arrays = iter(ctx.saved_tensors)
+    return tuple(next(arrays)._data if k is None else k for k in ctx.layout)
+
+
+def getitem(a: Tensor, key: Any) -> Tensor:
+    """``a[key]`` as PyTorch records it: ints, slices and None as a chain of Select/Slice/Unsqueeze
+    views, then the index tensors (integer or boolean) as one ``Index`` op (a copy) of that view."""
+    if isinstance(key, slice):  # a[start:stop]: always a SliceBackward0, even when it takes all
+        if key.step is not None and key.step <= 0:
+            raise ValueError("step must be greater than zero")
+        if a.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        return Slice.apply(a, 0, key)
+    if a.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    out, index = _apply_basic(a, _normalize_key(key))
+    if index:
+        return Index.apply(out, index)
     if out is a:  # a[...] or a[:, :]: still a new tensor, a view of a
         return Alias.apply(a)
     return out
@@ -228,15 +295,7 @@ class IndexPut(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
-        out = np.array(a._data, copy=True)
-        try:
-            out[key] = value._data
-        except ValueError:
-            target = np.empty(a._data.shape)[key].shape
-            raise RuntimeError(
-                f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
-                f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
-            ) from None
+        out = _put(a, value, key)
         keep = np.ones(a._data.shape, dtype=bool)
         keep[key] = False
         ctx.keep, ctx.key = keep, key
@@ -248,10 +307,40 @@ class IndexPut(Function):
         return grad_a, getitem(grad, ctx.key), None
 
 
-class IndexPutAdvanced(IndexPut):
+IndexPut._backward_cls.name = CopySlices.name  # the node PyTorch names torch::autograd::CopySlices
+
+
+def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
+    """A copy of ``a``'s data with ``value`` written at ``key``."""
+    out = np.array(a._data, copy=True)
+    try:
+        out[key] = value._data
+    except ValueError:
+        target = np.empty(a._data.shape)[key].shape
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
+            f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+        ) from None
+    return out
+
+
+class IndexPutAdvanced(Function):
     """``t[indices] = value`` with integer or boolean array indices (PyTorch's ``index_put_``)."""
 
     node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
+        out = _put(a, value, key)
+        _save_key(ctx, key)
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        key = _saved_key(ctx)
+        keep = np.ones(grad._data.shape, dtype=grad._data.dtype)
+        keep[key] = 0
+        return grad * Tensor._make(keep), getitem(grad, key), None
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
@@ -262,11 +351,11 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     first brought to the selected shape as PyTorch's ``copy_to`` does (a view without its leading
     1s, then an expand), unless it has that shape already or is 0-d.
     """
-    key, advanced = _normalize_key(key)
+    key = _normalize_key(key)
     value = as_operand(value, a._data.dtype)
     if value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
-    if advanced:
+    if any(_is_array(k) for k in key):
         return IndexPutAdvanced.apply(a, value, key)
     target = np.empty(a._data.shape, dtype=np.bool_)[key].shape
     if value._data.shape != target and value._data.ndim > 0:
@@ -283,16 +372,33 @@ def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
     """``t[key] = value`` in place.
 
     PyTorch writes a basic key through a view of ``t`` (``t[key].copy_(value)``), so on a leaf that
-    requires grad its error speaks of a view; array keys and keys that select everything write to
-    ``t`` itself.
+    requires grad its error speaks of a view; keys that select everything write to ``t`` itself. With
+    index tensors, the ints, slices and None make a view first (as in :func:`getitem`), and the index
+    tensors are written into it: on a view, the change is recorded on ``t`` as ``CopySlices``.
     """
-    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad:
-        parts, advanced = _normalize_key(key)
-        if not advanced and not _selects_all(t._data.shape, parts):
+    parts = _normalize_key(key)
+    if any(_is_array(k) for k in parts):
+        view, index = _apply_basic(t, parts)
+        if isinstance(value, Tensor) and value._data.dtype != t._data.dtype and not (
+                isinstance(key, Tensor) and key._data.dtype == np.bool_ and value.ndim == 0):
             raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                "Index put requires the source and destination dtypes match, got "
+                f"{_type(t._data)} for the destination and {_type(value._data)} for the source."
             )
-    return inplace(t, lambda s, v: index_put(s, key, v), value)
+        if view is not t:
+            setitem(view, index, value)
+            return t
+        check_no_partial_overlap(t._data, (value,))
+        return apply_inplace(t, lambda s, v: index_put(s, index, v), (value,))
+    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad and not _selects_all(
+            t._data.shape, parts):
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    with grad_mode.no_grad():
+        written = _apply_basic(Tensor._make(t._data), parts)[0]._data  # the elements the key selects
+    check_no_partial_overlap(written, (value,))
+    return apply_inplace(t, lambda s, v: index_put(s, key, v), (value,))
 
 
 # ---------------------------------------------------------------------------- gather, scatter

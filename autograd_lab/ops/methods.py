@@ -315,6 +315,8 @@ METHODS: dict[str, Any] = {
     "movedim": view.movedim,
     "swapaxes": view.swapaxes,
     "chunk": shape.chunk,
+    "narrow": indexing.narrow,
+    "select": indexing.select,
     "split": shape.split,
     "unbind": shape.unbind,
     "flip": with_shape(shape.flip),

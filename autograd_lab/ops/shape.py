@@ -55,7 +55,13 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     return Cat.apply(_wrap_dim(dim, tensors[0].ndim), *tensors)
+
+
+concat = cat  # torch.concat: an alias of cat
 
 
 class Stack(Function):
@@ -142,6 +148,11 @@ def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = _wrap_dim(dim, a.ndim)
     n = a._data.shape[d]
     if isinstance(split_size, (int, np.integer)):
+        if split_size == 0:
+            if n:
+                raise RuntimeError(
+                    f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+            return Split.apply(a, d, (0,), "Split")
         sizes = [int(split_size)] * (n // split_size) + ([n % split_size] if n % split_size else [])
         return Split.apply(a, d, tuple(sizes or [0]), "Split")
     sizes = [int(s) for s in split_size]
@@ -155,7 +166,11 @@ def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces of ``a`` along ``dim``, as equal as possible (views; ``torch.chunk``)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap_dim(dim, a.ndim)
+    if a._data.shape[d] == 0:  # as PyTorch: `chunks` empty pieces
+        return SplitWithSizes.apply(a, d, (0,) * chunks, "SplitWithSizes")
     size = -(-a._data.shape[d] // chunks)
     return split(a, size, d)
 

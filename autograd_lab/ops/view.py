@@ -27,6 +27,8 @@ def _view(a: Tensor, arr: np.ndarray) -> Tensor:
     t._version_counter = a._version_counter
     t._base = a._base if a._base is not None else a
     t._view_meta = ViewMeta(a._version_counter.value, False)  # Function.apply sets no_grad
+    if a._view_meta is not None and a._view_meta.multi is not None:  # a view of split's output
+        t._view_meta.multi = (None, 0)  # can no more change in place (named by its own node)
     t._is_inference = a._is_inference  # views of inference tensors are inference tensors, others not
     return t
 
@@ -162,6 +164,8 @@ class Expand(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
         ctx.shape = a._data.shape
+        if int(np.prod(shape)) == a._data.size > 0:  # repeats nothing: a writable view, as in PyTorch
+            return _view(a, np.reshape(a._data, shape, copy=False))
         return _view(a, np.broadcast_to(a._data, shape))
 
     @staticmethod
@@ -225,8 +229,7 @@ class Transpose(Function):
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with dimensions ``dim0`` and ``dim1`` swapped (``torch.transpose``)."""
-    n = builtins.max(a.ndim, 1)
-    return Transpose.apply(a, _wrap_dim(dim0, n) if a.ndim else 0, _wrap_dim(dim1, n) if a.ndim else 0)
+    return Transpose.apply(a, _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim))  # 0-d: dims 0 and -1
 
 
 class T(Transpose):
@@ -346,9 +349,15 @@ class SqueezeAll(Squeeze):
 
 
 class SqueezeInplace(Squeeze):
-    """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``."""
+    """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``:
+    the result is that product's own tensor, not a view."""
 
     node_name = "SqueezeBackward4"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return Tensor._make(np.squeeze(a._data, axis=dims))
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
