@@ -92,22 +92,31 @@ def test_setitem_on_non_leaf_records_copyslices():
     assert x.grad.tolist() == [2.0, 0.0, 2.0] and v.grad.item() == 3.0
 
 
-@pytest.mark.parametrize("key, node", [
-    ((1,), "CopySlices"), ((slice(1, None),), "CopySlices"), ((None,), "CopySlices"),
-    ((Ellipsis,), "CopyBackwards"), ((slice(None),), "CopyBackwards"),
-    (([0, 2],), "IndexPutBackward0"),
-])
-def test_setitem_node_names(key, node):
-    x = f64([1.0, 2.0, 3.0])
-    y = x * 1
-    y[key] = 0.0
-    assert name(y.grad_fn) == node
-
-
 LIBS = [pytest.param(al, id="autograd_lab"),
         pytest.param(real_torch, id="torch", marks=[
             pytest.mark.torch,
             pytest.mark.skipif(real_torch is None, reason="PyTorch is not installed")])]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("key, node, node_of_vector", [
+    ((1,), "CopySlices", None), ((slice(1, None),), "CopySlices", "CopySlices"),
+    ((None,), "CopySlices", "CopySlices"),
+    # a key that selects everything: fill_ of a number or 0-d tensor, copy_ of a tensor (PyTorch 2.13)
+    ((Ellipsis,), "FillBackward3", "CopyBackwards"), ((slice(None),), "FillBackward3", "CopyBackwards"),
+    ((slice(0, 5),), "FillBackward3", "CopyBackwards"),
+    ((slice(-3, None),), "CopySlices", "CopySlices"),  # PyTorch skips only a slice written from 0
+    (([0, 2],), "IndexPutBackward0", None),
+    ((0, [0, 1]), "CopySlices", None),  # the index tensor written into the view y[0]
+])
+def test_setitem_node_names(lib, key, node, node_of_vector):
+    x = lib.tensor([[1.0, 2.0, 3.0]] * 3, dtype=lib.float64, requires_grad=True)
+    y = x * 1
+    y[key] = 0.0
+    assert name(y.grad_fn) == node
+    if node_of_vector is not None:
+        y[key] = lib.zeros(3, dtype=lib.float64)
+        assert name(y.grad_fn) == node_of_vector
 
 
 def kinds(node) -> list[str]:

@@ -135,15 +135,40 @@ class Fill(Function):
         return grad * 0, None
 
 
+class FillWith(Function):
+    """``fill_`` with a 0-d tensor: it gets the gradient of every element it filled."""
+
+    node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Tensor) -> Tensor:
+        return Tensor._make(np.array(np.broadcast_to(value._data.astype(a._data.dtype), a._data.shape)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad * 0, grad.sum()
+
+
+def fill_with(a: Tensor, value: Tensor) -> Tensor:
+    """The 0-d tensor ``value`` in ``a``'s shape and dtype, recorded as ``FillBackward3``."""
+    return FillWith.apply(a, value)
+
+
 def fill_like(a: Tensor, value: Any) -> Tensor:
-    """``value`` in ``a``'s shape and dtype, recorded as ``FillBackward2`` (what ``fill_`` writes)."""
+    """``value`` in ``a``'s shape and dtype, recorded as ``FillBackward2`` (what ``fill_`` writes) for a
+    number, ``FillBackward3`` for a 0-d tensor."""
     if isinstance(value, Tensor):
-        value = value._data
+        return FillWith.apply(a, value)
     return Fill.apply(a, value)
 
 
 def fill_(t: Tensor, value: Any) -> Tensor:
     """``t.fill_(value)``: every element of ``t`` set to ``value`` (a number or a 0-d tensor), in place."""
+    if isinstance(value, Tensor):  # recorded with an edge to value
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return inplace(t, fill_with, value)
     return inplace(t, lambda s: fill_like(s, value))
 
 

@@ -19,7 +19,7 @@ from .. import dtypes, grad_mode
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
-from .copies import copy_from
+from .copies import copy_from, fill_with
 from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace
 from .promotion import as_operand, broadcast_shape
 from .view import Alias, Unsqueeze, View, _view, expand
@@ -177,6 +177,11 @@ def _normalize_key(key: Any) -> tuple:
     return key
 
 
+def _takes_all(k: slice, size: int) -> bool:
+    """PyTorch's test for a slice it skips in a key: from 0 (as written), to the end, step 1."""
+    return k.start in (None, 0) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
+
+
 def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
     """Whether a basic key is made of Ellipsis and slices that each take a whole dimension."""
     if not all(k is Ellipsis or isinstance(k, slice) for k in key):
@@ -184,7 +189,7 @@ def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
     before = key.index(Ellipsis) if Ellipsis in key else len(key)
     dims = list(range(before)) + list(range(len(shape) - (len(key) - before - 1), len(shape)))
     parts = [k for k in key if k is not Ellipsis]
-    return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(parts, dims))
+    return all(_takes_all(k, shape[d]) for k, d in zip(parts, dims))
 
 
 def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
@@ -195,19 +200,17 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
                              for k in key if k is not None and k is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    if builtins.sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     out, dim, arrays = a, 0, {}
     for k in key:
         if k is None:
             out = Unsqueeze.apply(out, dim)
             dim += 1
-        elif k is Ellipsis:
+        elif k is Ellipsis:  # (PyTorch accepts more than one: each skips the unindexed dimensions)
             dim += a.ndim - specified
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
+            if not _takes_all(k, out._data.shape[_wrap_dim(dim, out.ndim)]):
                 out = Slice.apply(out, dim, k)
             dim += 1
         elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
@@ -219,7 +222,7 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
             dim += k.ndim if k.dtype == np.bool_ else 1
         elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
             k = int(k)
-            size = out._data.shape[dim]
+            size = out._data.shape[_wrap_dim(dim, out.ndim)]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
             out = Select.apply(out, dim, k)
@@ -228,6 +231,19 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                 f"valid indices (got {type(k).__name__})"
             )
+    shape = out._data.shape
+    for d, k in arrays.items():
+        for j, size in enumerate(k.shape if k.dtype == np.bool_ else ()):
+            if shape[d + j] != size:
+                raise IndexError(f"The shape of the mask {_sizes(k.shape)} at index {j} does not match the "
+                                 f"shape of the indexed tensor {_sizes(shape)} at index {d + j}")
+    shapes = [(int(k.sum()),) if k.dtype == np.bool_ else k.shape  # a mask: one index per dimension
+              for k in arrays.values() for _ in range(k.ndim if k.dtype == np.bool_ else 1)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(map(_sizes, shapes))) from None
     index, d = [], 0
     while arrays and d <= max(arrays):
         k = arrays.get(d, slice(None))
@@ -347,9 +363,9 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this).
 
     Recorded as PyTorch records it: array indices as one ``IndexPutBackward0``; a basic key as
-    ``CopySlices`` (or, when it selects all of ``a``, a plain copy, ``CopyBackwards``), with the value
-    first brought to the selected shape as PyTorch's ``copy_to`` does (a view without its leading
-    1s, then an expand), unless it has that shape already or is 0-d.
+    ``CopySlices`` (or, when it selects all of ``a``, a plain ``copy_``, or ``fill_`` of a 0-d value),
+    with the value first brought to the selected shape as PyTorch's ``copy_to`` does (a view without
+    its leading 1s, then an expand), unless it has that shape already or is 0-d.
     """
     key = _normalize_key(key)
     value = as_operand(value, a._data.dtype)
@@ -363,8 +379,8 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
         while shape and shape[0] == 1:
             shape = shape[1:]
         value = expand(View.apply(value, shape), target)
-    if _selects_all(a._data.shape, key):
-        return copy_from(a, value)
+    if _selects_all(a._data.shape, key):  # a plain fill_ or copy_ of a
+        return fill_with(a, value) if value.ndim == 0 else copy_from(a, value)
     return IndexPut.apply(a, value, key)
 
 
