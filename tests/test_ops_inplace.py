@@ -407,3 +407,31 @@ def test_views_changed_in_place_leave_no_reference_cycles():
         assert [r() for r in refs] == [None] * len(refs)
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_an_input_that_overlaps_the_written_tensor_in_part_is_refused(lib):
+    message = ("^unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+               r"single memory location. Please clone\(\) the tensor before performing the operation.$")
+    for op in [lambda x: x.mul_(x[-1]), lambda x: x.add_(x[1:2]), lambda x: x.view(2, 2).add_(x.view(2, 2).t())]:
+        x = lib.arange(4.0)
+        with pytest.raises(RuntimeError, match=message):
+            op(x)
+        assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    x = lib.arange(4.0)
+    x *= x  # the very same memory: fine
+    x[2:].add_(x[:2])  # disjoint: fine
+    assert x.tolist() == [0.0, 1.0, 4.0, 10.0]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_saved_tensor_modified_error_names_copyslices(lib):
+    x = lib.ones(3, requires_grad=True)
+    y = x * 1
+    y[0] = 2.0
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"
+    z = y * y
+    y[1] = 3.0
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of "
+                                           "torch::autograd::CopySlices, is at version 2; expected version 1"):
+        z.sum().backward()

@@ -36,5 +36,32 @@ def test_meshgrid_without_indexing_warns_and_uses_ij(lib):
     assert a.tolist() == [[0, 0, 0], [1, 1, 1]] and b.tolist() == [[0, 1, 2], [0, 1, 2]]
 
 
+LIBS = [pytest.param(al, id="autograd_lab"), pytest.param(torch, id="torch", marks=needs_torch)]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_chunk_and_split_of_an_empty_dimension(lib):
+    x = lib.ones(0, requires_grad=True)
+    pieces = x.chunk(3)
+    assert [tuple(p.shape) for p in pieces] == [(0,), (0,), (0,)]
+    assert type(pieces[0].grad_fn).__name__ == "SplitWithSizesBackward0"
+    assert [tuple(p.shape) for p in lib.ones(2, 0).chunk(2, 1)] == [(2, 0), (2, 0)]
+    assert [tuple(p.shape) for p in lib.ones(0).split(0)] == [(0,)]
+    with pytest.raises(RuntimeError, match="^split_size can only be 0 if dimension size is 0, but got dimension "
+                                           "size of 3$"):
+        lib.ones(3).split(0)
+    with pytest.raises(RuntimeError, match="^chunk expects `chunks` to be greater than 0, got: 0$"):
+        lib.ones(3).chunk(0)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_cat_of_0d_tensors_and_concat(lib):
+    for tensors, position in [([lib.tensor(1.0), lib.tensor(2.0)], 0), ([lib.ones(1), lib.tensor(2.0)], 1)]:
+        with pytest.raises(RuntimeError, match=f"^zero-dimensional tensor \\(at position {position}\\) cannot "
+                                               "be concatenated$"):
+            lib.cat(tensors)
+    assert lib.concat([lib.ones(2), lib.zeros(1)]).tolist() == [1.0, 1.0, 0.0]
+
+
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("shape"))
