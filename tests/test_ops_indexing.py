@@ -101,10 +101,10 @@ def test_mixed_indexing_records_views_then_index(lib):
     z = lib.zeros(2, 3)
     z[1, lib.tensor([True, False, True])] = 4.0
     assert z.tolist() == [[0.0, 0.0, 0.0], [4.0, 0.0, 4.0]]
-    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an "
-                                           "in-place operation.$"):
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used "
+                                           "in an in-place operation.$"):
         x[lib.tensor([True, False, True]), 0] = 1.0
-    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an"):
         x[[0, 1]] = 1.0
 
 
@@ -128,12 +128,12 @@ def test_index_nodes_free_their_indices(lib, key):
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_index_errors(lib):
-    with pytest.raises(IndexError, match=r"^invalid index of a 0-dim tensor. Use `tensor.item\(\)` in Python"):
+    with pytest.raises(IndexError, match=r"^invalid index of a 0-dim tensor. Use `tensor.item\(\)`"):
         lib.tensor(1.0)[0]
     with pytest.raises(IndexError, match="^too many indices for tensor of dimension 0$"):
         lib.tensor(1.0)[[0]]
-    with pytest.raises(IndexError, match=r"^The shape of the mask \[3\] at index 0 does not match the shape of "
-                                         r"the indexed tensor \[3, 5\] at index 1$"):
+    with pytest.raises(IndexError, match=r"^The shape of the mask \[3\] at index 0 does not match the "
+                                         r"shape of the indexed tensor \[3, 5\] at index 1$"):
         lib.ones(2, 3, 5)[1, :, lib.tensor([True, False, True])]
     with pytest.raises(IndexError, match=r"^shape mismatch: indexing tensors could not be broadcast together "
                                          r"with shapes \[2\], \[3\]$"):
@@ -149,8 +149,8 @@ def test_index_errors(lib):
     x[1:] = lib.tensor([1.0, 2.0], dtype=lib.float64)  # a basic key copies: fine
     assert x.tolist() == [2.0, 1.0, 2.0]
     y = lib.arange(4.0)
-    with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor and the "
-                                           "written-to tensor refer to a single memory location."):
+    with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor and "
+                                           "the written-to tensor refer to a single memory location."):
         y[1:] = y[:-1]
     y[:2] = y[2:]  # no overlap
     assert y.tolist() == [2.0, 3.0, 2.0, 3.0]
@@ -170,8 +170,8 @@ def test_narrow_and_select(lib):
         x.select(1, 3)
     with pytest.raises(RuntimeError, match=r"^start \(2\) \+ length \(3\) exceeds dimension size \(3\).$"):
         x.narrow(1, 2, 3)
-    with pytest.raises(IndexError, match=r"^start out of range \(expected to be in range of \[-3, 3\], but got "
-                                         r"4\)$"):
+    with pytest.raises(IndexError, match=r"^start out of range \(expected to be in range of \[-3, 3\], "
+                                         r"but got 4\)$"):
         x.narrow(1, 4, 0)
 
 

@@ -411,9 +411,10 @@ def test_views_changed_in_place_leave_no_reference_cycles():
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_an_input_that_overlaps_the_written_tensor_in_part_is_refused(lib):
-    message = ("^unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-               r"single memory location. Please clone\(\) the tensor before performing the operation.$")
-    for op in [lambda x: x.mul_(x[-1]), lambda x: x.add_(x[1:2]), lambda x: x.view(2, 2).add_(x.view(2, 2).t())]:
+    message = ("^unsupported operation: some elements of the input tensor and the written-to tensor refer "
+               r"to a single memory location. Please clone\(\) the tensor before performing the operation.$")
+    for op in [lambda x: x.mul_(x[-1]), lambda x: x.add_(x[1:2]),
+               lambda x: x.view(2, 2).add_(x.view(2, 2).t())]:
         x = lib.arange(4.0)
         with pytest.raises(RuntimeError, match=message):
             op(x)
@@ -432,6 +433,25 @@ def test_saved_tensor_modified_error_names_copyslices(lib):
     assert y.grad_fn.name() == "torch::autograd::CopySlices"
     z = y * y
     y[1] = 3.0
-    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of "
-                                           "torch::autograd::CopySlices, is at version 2; expected version 1"):
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of torch::"
+                                           "autograd::CopySlices, is at version 2; expected version 1"):
         z.sum().backward()
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("write", ["slice", "index", "all", "view", "copy"])
+def test_overwritten_elements_get_a_zero_gradient_not_minus_zero(lib, write):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    if write == "slice":
+        y[1:] = -1.0
+    elif write == "index":
+        y[[0, 2]] = -1.0
+    elif write == "all":
+        y[...] = -1.0
+    elif write == "view":
+        y[:2].fill_(-1.0)
+    else:
+        y.copy_(lib.tensor([-1.0, -1.0, -1.0]))
+    (y * -1.0).sum().backward()  # a negative gradient reaches the overwritten elements
+    assert "-0." not in repr(x.grad)

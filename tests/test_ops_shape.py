@@ -47,8 +47,8 @@ def test_chunk_and_split_of_an_empty_dimension(lib):
     assert type(pieces[0].grad_fn).__name__ == "SplitWithSizesBackward0"
     assert [tuple(p.shape) for p in lib.ones(2, 0).chunk(2, 1)] == [(2, 0), (2, 0)]
     assert [tuple(p.shape) for p in lib.ones(0).split(0)] == [(0,)]
-    with pytest.raises(RuntimeError, match="^split_size can only be 0 if dimension size is 0, but got dimension "
-                                           "size of 3$"):
+    with pytest.raises(RuntimeError, match="^split_size can only be 0 if dimension size is 0, but got "
+                                           "dimension size of 3$"):
         lib.ones(3).split(0)
     with pytest.raises(RuntimeError, match="^chunk expects `chunks` to be greater than 0, got: 0$"):
         lib.ones(3).chunk(0)
@@ -57,8 +57,8 @@ def test_chunk_and_split_of_an_empty_dimension(lib):
 @pytest.mark.parametrize("lib", LIBS)
 def test_cat_of_0d_tensors_and_concat(lib):
     for tensors, position in [([lib.tensor(1.0), lib.tensor(2.0)], 0), ([lib.ones(1), lib.tensor(2.0)], 1)]:
-        with pytest.raises(RuntimeError, match=f"^zero-dimensional tensor \\(at position {position}\\) cannot "
-                                               "be concatenated$"):
+        with pytest.raises(RuntimeError, match=f"^zero-dimensional tensor \\(at position {position}\\) "
+                                               "cannot be concatenated$"):
             lib.cat(tensors)
     assert lib.concat([lib.ones(2), lib.zeros(1)]).tolist() == [1.0, 1.0, 0.0]
 

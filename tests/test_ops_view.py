@@ -62,9 +62,9 @@ def test_views_of_split_outputs_refuse_in_place_changes(lib):
     y = lib.ones(4, 2, requires_grad=True) * 1
     for view, name in [(y.split(2)[0][0], "Select"), (y.split(2)[1].view(4), "View"),
                        (y.unbind()[0][1:], "Slice"), (y.chunk(2)[0].t(), "T")]:
-        with pytest.raises(RuntimeError, match=f"^Output 0 of {name} is a view and is being modified inplace. "
-                                               "This view is the output of a function that returns multiple "
-                                               "views."):
+        with pytest.raises(RuntimeError, match=f"^Output 0 of {name} is a view and is being modified "
+                                               "inplace. This view is the output of a function that returns "
+                                               "multiple views."):
             view.add_(1)
     with lib.no_grad():  # allowed when nothing is recorded
         y.split(2)[0][0].add_(1)
@@ -74,8 +74,8 @@ def test_views_of_split_outputs_refuse_in_place_changes(lib):
 @pytest.mark.parametrize("lib", LIBS)
 def test_transpose_of_a_0d_tensor(lib):
     assert lib.tensor(1.0).transpose(0, -1).item() == 1.0
-    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but "
-                                         r"got 1\)$"):
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], "
+                                         r"but got 1\)$"):
         lib.tensor(1.0).transpose(0, 1)
 
 

@@ -105,6 +105,11 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------- writes of a whole tensor: zero, fill, copy
+def _zeros(grad: Tensor) -> Tensor:
+    """The gradient of an overwritten value: zeros (``grad * 0`` would give -0.0 where grad < 0)."""
+    return Tensor._make(np.zeros_like(grad._data))
+
+
 class Zero(Function):
     node_name = "ZeroBackward0"
 
@@ -114,7 +119,7 @@ class Zero(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad * 0
+        return _zeros(grad)
 
 
 def zero_like(a: Tensor) -> Tensor:
@@ -132,7 +137,7 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return grad * 0, None
+        return _zeros(grad), None
 
 
 class FillWith(Function):
@@ -146,7 +151,7 @@ class FillWith(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad * 0, grad.sum()
+        return _zeros(grad), grad.sum()
 
 
 def fill_with(a: Tensor, value: Tensor) -> Tensor:
@@ -189,7 +194,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad * 0, grad  # the node sums the gradient back to src's shape and dtype
+        return _zeros(grad), grad  # the node sums the gradient back to src's shape and dtype
 
 
 def copy_from(a: Tensor, src: Any) -> Tensor:

@@ -19,6 +19,7 @@ from .. import dtypes, grad_mode
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
+from .comparison import masked_fill
 from .copies import copy_from, fill_with
 from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace
 from .promotion import as_operand, broadcast_shape
@@ -312,15 +313,19 @@ class IndexPut(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
         out = _put(a, value, key)
-        keep = np.ones(a._data.shape, dtype=bool)
-        keep[key] = False
-        ctx.keep, ctx.key = keep, key
+        ctx.key = key
         return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
-        grad_a = grad * Tensor._make(ctx.keep.astype(grad._data.dtype))
-        return grad_a, getitem(grad, ctx.key), None
+        return _outside(grad, ctx.key), getitem(grad, ctx.key), None
+
+
+def _outside(grad: Tensor, key: tuple) -> Tensor:
+    """``grad`` with zeros at ``key``: the gradient of a tensor whose elements at ``key`` were overwritten."""
+    written = np.zeros(grad._data.shape, dtype=bool)
+    written[key] = True
+    return masked_fill(grad, written, 0)
 
 
 IndexPut._backward_cls.name = CopySlices.name  # the node PyTorch names torch::autograd::CopySlices
@@ -354,9 +359,7 @@ class IndexPutAdvanced(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
         key = _saved_key(ctx)
-        keep = np.ones(grad._data.shape, dtype=grad._data.dtype)
-        keep[key] = 0
-        return grad * Tensor._make(keep), getitem(grad, key), None
+        return _outside(grad, key), getitem(grad, key), None
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:

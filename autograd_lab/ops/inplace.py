@@ -27,6 +27,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..function import Function, Node, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
+from .comparison import masked_fill
 
 
 # --------------------------------------------------------------------------- views of a base changed in place
@@ -78,9 +79,9 @@ class CopySlices(Node):
         self.fn = fn
         self._index, self._shape = index, shape
         self._next_functions = (base_edge, *fn.next_functions[1:])
-        outside = np.ones(int(np.prod(shape)), dtype=bool)
-        outside[index.reshape(-1)] = False
-        self._outside = outside.reshape(shape)
+        inside = np.zeros(int(np.prod(shape)), dtype=bool)
+        inside[index.reshape(-1)] = True
+        self._inside = inside.reshape(shape)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's C++ name, as AccumulateGrad's
@@ -90,7 +91,7 @@ class CopySlices(Node):
         if grad is None:
             return (None,) * len(self._next_functions)
         from_fn = self.fn.apply(AsStrided.apply(grad, self._index))
-        grad_base = grad * Tensor._make(self._outside.astype(grad._data.dtype))
+        grad_base = masked_fill(grad, self._inside, 0)
         if from_fn[0] is not None:
             grad_base = grad_base + AsStridedScatter.apply(from_fn[0], self._index, self._shape)
         return (grad_base, *from_fn[1:])
