@@ -43,6 +43,26 @@ def test_an_expand_that_repeats_nothing_changes_in_place(lib):
 
 
 @pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("shape, sizes, message", [
+    ((2, 2), (1, 3, 3), "The expanded size of the tensor (3) must match the existing size (2) at "
+                        "non-singleton dimension 2.  Target sizes: [1, 3, 3].  Tensor sizes: [2, 2]"),
+    ((2, 3), (-1, -1, 1), "The expanded size of the tensor (1) must match the existing size (3) at "
+                          "non-singleton dimension 2.  Target sizes: [-1, -1, 1].  Tensor sizes: [2, 3]"),
+    ((3,), (-1, 3), "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                    "dimension 0"),
+])
+def test_expand_errors_name_the_last_bad_dimension(lib, shape, sizes, message):
+    with pytest.raises(RuntimeError) as e:
+        lib.ones(shape).expand(*sizes)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_an_empty_expanded_view_changes_in_place(lib):
+    assert tuple(lib.zeros(0).expand(2, 3, 0).add_(1).shape) == (2, 3, 0)
+
+
+@pytest.mark.parametrize("lib", LIBS)
 def test_views_made_in_no_grad_of_a_tensor_that_requires_grad_require_grad(lib):
     x = lib.ones(3, 2, requires_grad=True)
     with lib.no_grad():

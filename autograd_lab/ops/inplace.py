@@ -301,6 +301,8 @@ def _write(t: Tensor, values: np.ndarray) -> None:
             f"result type {name.get(values.dtype.kind, values.dtype.name)} can't be cast to the "
             f"desired output type {_legacy(t._data.dtype)}"
         )
+    if t._data.size == 0:  # nothing to write (an empty expanded view is read-only)
+        return
     if not t._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "

@@ -184,7 +184,8 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
         )
     lead = len(sizes) - len(shape)
     target = []
-    for i, s in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # from the last dimension, as PyTorch checks
+        s = sizes[i]
         old = shape[i - lead] if i >= lead else None
         if s == -1:
             if old is None:
@@ -200,7 +201,7 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
                 f"Tensor sizes: [{', '.join(map(str, shape))}]"
             )
         target.append(s)
-    return Expand.apply(a, tuple(target))
+    return Expand.apply(a, tuple(reversed(target)))
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
