@@ -182,11 +182,9 @@ class Tensor:
         return self.grad_fn is None
 
     @property
-    def requires_grad(self) -> bool:
-        """Set on leaves; True for the results of recorded ops, and for views of a tensor that
-        requires grad (even made in no_grad mode: they are leaves then, as in PyTorch)."""
-        return self._requires_grad or self.grad_fn is not None or (
-            self._base is not None and self._base.requires_grad)
+    def requires_grad(self) -> bool:  # a view of a tensor that requires grad does too (as in PyTorch)
+        return (self._requires_grad or self.grad_fn is not None
+                or self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
