@@ -40,6 +40,15 @@ LIBS = [pytest.param(al, id="autograd_lab"), pytest.param(torch, id="torch", mar
 
 
 @pytest.mark.parametrize("lib", LIBS)
+def test_unbind_of_a_vector_gives_views(lib):
+    x = lib.ones(3)
+    a = x.unbind()[0]
+    a.add_(1)
+    x.mul_(3)
+    assert x.tolist() == [6.0, 3.0, 3.0] and a.item() == 6.0 and a._base is x
+
+
+@pytest.mark.parametrize("lib", LIBS)
 def test_chunk_and_split_of_an_empty_dimension(lib):
     x = lib.ones(0, requires_grad=True)
     pieces = x.chunk(3)

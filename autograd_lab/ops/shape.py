@@ -185,7 +185,7 @@ class Unbind(Function):
         ctx.dim = dim
         pieces = []
         for i in range(a._data.shape[dim]):
-            piece = _view(a, a._data[(slice(None),) * dim + (i,)])
+            piece = _view(a, a._data[(slice(None),) * dim + (i, Ellipsis)])  # 0-d: still a view
             piece._view_meta.multi = ("Unbind", i)  # such views must not change in place
             pieces.append(piece)
         return tuple(pieces)
