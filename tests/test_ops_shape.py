@@ -46,6 +46,11 @@ def test_unbind_of_a_vector_gives_views(lib):
     a.add_(1)
     x.mul_(3)
     assert x.tolist() == [6.0, 3.0, 3.0] and a.item() == 6.0 and a._base is x
+    w = lib.ones(2, 3, requires_grad=True)
+    rows = list(w)  # iteration is unbind, as in PyTorch
+    assert type(rows[0].grad_fn).__name__ == "UnbindBackward0" and rows[1].output_nr == 1
+    with pytest.raises(RuntimeError, match="^Output 0 of Unbind is a view and is being modified inplace."):
+        next(iter(w * 1)).add_(1)
 
 
 @pytest.mark.parametrize("lib", LIBS)
