@@ -111,6 +111,7 @@ from .ops.indexing import (
     gather,
     index_add,
     index_copy,
+    index_put,
     index_select,
     masked_select,
     narrow,

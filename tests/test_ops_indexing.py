@@ -3,6 +3,7 @@ differences, PyTorch's values, graphs, saved tensors and errors, in-place forms.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from helpers import needs_torch, torch
 from op_cases import I, table_tests
@@ -173,6 +174,37 @@ def test_narrow_and_select(lib):
     with pytest.raises(IndexError, match=r"^start out of range \(expected to be in range of \[-3, 3\], "
                                          r"but got 4\)$"):
         x.narrow(1, 4, 0)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_setitem_takes_a_tensor_or_a_number(lib):
+    x = lib.ones(3)
+    x[0], x[1], x[2] = 2, np.float64(3.0), np.int64(4)
+    assert x.tolist() == [2.0, 3.0, 4.0]
+    for value, name in [([1.0], "list"), ((1.0,), "tuple"), (np.ones(1), "numpy.ndarray"),
+                        (np.float32(1.0), "numpy.float32")]:
+        with pytest.raises(TypeError, match=f"^can't assign a {name} to a torch.FloatTensor$"):
+            x[0] = value
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_index_put(lib):
+    x = lib.ones(3)
+    x.index_put_((lib.tensor([0, 0]),), lib.tensor(5.0), accumulate=True)
+    assert x.tolist() == [11.0, 1.0, 1.0]
+    x = lib.ones(3, requires_grad=True)
+    y = x * 1
+    w = lib.tensor([2.0, 3.0], requires_grad=True)
+    y.index_put_((lib.tensor([0, 0]),), w, accumulate=True)
+    (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert type(y.grad_fn).__name__ == "IndexPutBackward0" and y.tolist() == [6.0, 1.0, 1.0]
+    assert x.grad.tolist() == [1.0, 2.0, 3.0] and w.grad.tolist() == [1.0, 1.0]
+    assert lib.index_put(lib.ones(3), (lib.tensor([1]),), lib.tensor(2.0)).tolist() == [1.0, 2.0, 1.0]
+    assert lib.ones(3).index_put((lib.tensor([2]),), lib.tensor(4.0)).tolist() == [1.0, 1.0, 4.0]
+    with pytest.raises(TypeError) as e:
+        lib.ones(3).index_put_(lib.tensor([1]), lib.tensor(2.0))
+    assert str(e.value) == ("index_put_(): argument 'indices' (position 1) must be tuple of Tensors, "
+                            "not Tensor")
 
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place

@@ -77,5 +77,28 @@ def test_cat_of_0d_tensors_and_concat(lib):
     assert lib.concat([lib.ones(2), lib.zeros(1)]).tolist() == [1.0, 1.0, 0.0]
 
 
+@pytest.mark.parametrize("lib", LIBS)
+def test_split_and_chunk_errors(lib):
+    for fn, message in [(lambda: lib.tensor(1.0).split(1), "split expects at least a 1-dimensional tensor"),
+                        (lambda: lib.tensor(1.0).chunk(2), "chunk expects at least a 1-dimensional tensor"),
+                        (lambda: lib.ones(5).split(-1),
+                         "split expects split_size be non-negative, but got split_size=-1")]:
+        with pytest.raises(RuntimeError) as e:
+            fn()
+        assert str(e.value) == message
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_cat_leaves_out_empty_vectors(lib):
+    x = lib.ones(0, requires_grad=True)
+    y = lib.ones(2, 3, requires_grad=True)
+    out = lib.cat([x, y])
+    assert tuple(out.shape) == (2, 3) and tuple(lib.cat([x, y], 1).shape) == (2, 3)
+    out.sum().backward()
+    assert tuple(x.grad.shape) == (0,) and y.grad.tolist() == [[1.0] * 3] * 2
+    assert tuple(lib.cat([lib.ones(0), lib.ones(0)]).shape) == (0,)
+    assert lib.cat([lib.ones(0, dtype=lib.float64), lib.ones(2)]).dtype == lib.float64
+
+
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("shape"))

@@ -99,5 +99,24 @@ def test_transpose_of_a_0d_tensor(lib):
         lib.tensor(1.0).transpose(0, 1)
 
 
+@pytest.mark.parametrize("lib", LIBS)
+def test_view_of_no_elements_with_an_unknown_size(lib):
+    with pytest.raises(RuntimeError) as e:
+        lib.ones(0, 3).view(0, -1)
+    assert str(e.value) == ("cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified "
+                            "dimension size -1 can be any value and is ambiguous")
+    assert tuple(lib.ones(0).view(-1).shape) == (0,)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_mT_of_a_vector_and_a_scalar(lib):
+    with pytest.raises(RuntimeError) as e:
+        _ = lib.ones(2).mT
+    assert str(e.value) == "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+    with pytest.warns(UserWarning, match="^Tensor.mT is deprecated on 0-D tensors. This function is the "
+                                         "identity in these cases."):
+        assert lib.tensor(2.0).mT.item() == 2.0
+
+
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("view"))

@@ -351,19 +351,25 @@ class IndexPutAdvanced(Function):
     node_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
-        out = _put(a, value, key)
+    def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple, accumulate: bool = False) -> Tensor:
+        if accumulate:  # index_put_(..., accumulate=True): repeated indices add up
+            out = np.array(a._data, copy=True)
+            np.add.at(out, key, value._data)
+        else:
+            out = _put(a, value, key)
+        ctx.accumulate = accumulate
         _save_key(ctx, key)
         return Tensor._make(out)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None, None]:
         key = _saved_key(ctx)
-        return _outside(grad, key), getitem(grad, key), None
+        return grad if ctx.accumulate else _outside(grad, key), getitem(grad, key), None, None
 
 
-def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
-    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this).
+def index_put(a: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
+    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this); with
+    ``accumulate``, index tensors add ``value`` (``torch.index_put``).
 
     Recorded as PyTorch records it: array indices as one ``IndexPutBackward0``; a basic key as
     ``CopySlices`` (or, when it selects all of ``a``, a plain ``copy_``, or ``fill_`` of a 0-d value),
@@ -375,7 +381,7 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     if value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
     if any(_is_array(k) for k in key):
-        return IndexPutAdvanced.apply(a, value, key)
+        return IndexPutAdvanced.apply(a, value, key, accumulate)
     target = np.empty(a._data.shape, dtype=np.bool_)[key].shape
     if value._data.shape != target and value._data.ndim > 0:
         shape = value._data.shape
@@ -387,6 +393,31 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     return IndexPut.apply(a, value, key)
 
 
+def index_put_(t: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``t[indices] = values`` for a tuple of index tensors, in place; ``accumulate=True`` adds
+    ``values`` instead, repeated indices adding up (``Tensor.index_put_``)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if values._data.dtype != t._data.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_type(t._data)} for the destination and {_type(values._data)} for the source.")
+    if not accumulate:
+        setitem(t, tuple(indices), values)
+        return t
+    return inplace(t, lambda s, v: index_put(s, tuple(indices), v, accumulate=True), values)
+
+
+def _check_value(t: Tensor, value: Any) -> None:
+    """PyTorch assigns a tensor or a Python number (NumPy's integers and float64, a float, too)."""
+    if isinstance(value, (Tensor, int, float, complex, np.integer)):
+        return
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    raise TypeError(f"can't assign a {name} to a {dtypes.legacy_type_name(t._data.dtype)}")
+
+
 def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
     """``t[key] = value`` in place.
 
@@ -395,6 +426,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
     index tensors, the ints, slices and None make a view first (as in :func:`getitem`), and the index
     tensors are written into it: on a view, the change is recorded on ``t`` as ``CopySlices``.
     """
+    _check_value(t, value)
     parts = _normalize_key(key)
     if any(_is_array(k) for k in parts):
         view, index = _apply_basic(t, parts)

@@ -45,6 +45,10 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because the "
+                "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -262,6 +266,13 @@ def numpy_T(a: Tensor) -> Tensor:
 
 def mT(a: Tensor) -> Tensor:
     """``a.mT``: the last two dimensions swapped (a batch of matrices transposed)."""
+    if a.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      UserWarning, stacklevel=2)
+        return a
+    if a.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {a.ndim}-D "
+                           "tensor.")
     return transpose(a, -2, -1)
 
 
