@@ -181,6 +181,9 @@ def test_setitem_takes_a_tensor_or_a_number(lib):
     x = lib.ones(3)
     x[0], x[1], x[2] = 2, np.float64(3.0), np.int64(4)
     assert x.tolist() == [2.0, 3.0, 4.0]
+    x[lib.tensor([True, False, True])] = 5.0
+    x[lib.tensor([1])] = 6
+    assert x.tolist() == [5.0, 6.0, 5.0]
     for value, name in [([1.0], "list"), ((1.0,), "tuple"), (np.ones(1), "numpy.ndarray"),
                         (np.float32(1.0), "numpy.float32")]:
         with pytest.raises(TypeError, match=f"^can't assign a {name} to a torch.FloatTensor$"):

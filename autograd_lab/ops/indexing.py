@@ -193,15 +193,23 @@ def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
     return all(_takes_all(k, shape[d]) for k, d in zip(parts, dims))
 
 
+def _is_mask(k: Any) -> bool:
+    return isinstance(k, np.ndarray) and k.dtype == np.bool_
+
+
+def _width(k: Any) -> int:
+    """How many dimensions of the tensor a part of a key indexes (a mask: as many as it has)."""
+    return k.ndim if _is_mask(k) else 1
+
+
 def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
     """PyTorch's order of indexing: the ints, slices and None of ``key`` first, as a chain of
     Select/Slice/Unsqueeze views of ``a``; returns that view and the NumPy key of the index tensors
     at the dimensions they index in it (empty when there are none)."""
-    specified = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                             for k in key if k is not None and k is not Ellipsis)
+    specified = builtins.sum(_width(k) for k in key if k is not None and k is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    out, dim, arrays = a, 0, {}
+    out, dim, arrays = a, 0, {}  # arrays: the index tensors by the dimension of `out` they start at
     for k in key:
         if k is None:
             out = Unsqueeze.apply(out, dim)
@@ -214,13 +222,13 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
             if not _takes_all(k, out._data.shape[_wrap_dim(dim, out.ndim)]):
                 out = Slice.apply(out, dim, k)
             dim += 1
-        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+        elif _is_mask(k) and k.ndim == 0:
             out = Unsqueeze.apply(out, dim)  # True keeps the new dimension's one element, False none
             arrays[dim] = np.zeros(int(k), dtype=np.int64)
             dim += 1
         elif _is_array(k):
             arrays[dim] = k
-            dim += k.ndim if k.dtype == np.bool_ else 1
+            dim += _width(k)
         elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
             k = int(k)
             size = out._data.shape[_wrap_dim(dim, out.ndim)]
@@ -232,25 +240,29 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                 f"valid indices (got {type(k).__name__})"
             )
-    shape = out._data.shape
+    _check_index_tensors(out._data.shape, arrays)
+    index, d = [], 0
+    while arrays and d <= max(arrays):  # slice(None) for the dimensions between the index tensors
+        k = arrays.get(d, slice(None))
+        index.append(k)
+        d += _width(k)
+    return out, tuple(index)
+
+
+def _check_index_tensors(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) -> None:
+    """PyTorch's errors for masks of the wrong shape and index tensors that do not broadcast."""
     for d, k in arrays.items():
-        for j, size in enumerate(k.shape if k.dtype == np.bool_ else ()):
+        for j, size in enumerate(k.shape if _is_mask(k) else ()):
             if shape[d + j] != size:
                 raise IndexError(f"The shape of the mask {_sizes(k.shape)} at index {j} does not match the "
                                  f"shape of the indexed tensor {_sizes(shape)} at index {d + j}")
-    shapes = [(int(k.sum()),) if k.dtype == np.bool_ else k.shape  # a mask: one index per dimension
-              for k in arrays.values() for _ in range(k.ndim if k.dtype == np.bool_ else 1)]
+    # a mask stands for one index tensor per dimension, each as long as its count of True
+    shapes = [(int(k.sum()),) if _is_mask(k) else k.shape for k in arrays.values() for _ in range(_width(k))]
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(map(_sizes, shapes))) from None
-    index, d = [], 0
-    while arrays and d <= max(arrays):
-        k = arrays.get(d, slice(None))
-        index.append(k)
-        d += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-    return out, tuple(index)
 
 
 class Index(Function):
@@ -399,14 +411,17 @@ def index_put_(t: Tensor, indices: tuple, values: Tensor, accumulate: bool = Fal
     if not isinstance(indices, (tuple, list)):
         raise TypeError("index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
                         f"{type(indices).__name__}")
-    if values._data.dtype != t._data.dtype:
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{_type(t._data)} for the destination and {_type(values._data)} for the source.")
+    _check_same_dtype(t, values)
     if not accumulate:
         setitem(t, tuple(indices), values)
         return t
     return inplace(t, lambda s, v: index_put(s, tuple(indices), v, accumulate=True), values)
+
+
+def _check_same_dtype(t: Tensor, value: Tensor) -> None:
+    if value._data.dtype != t._data.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{_type(t._data)} for the destination and {_type(value._data)} for the source.")
 
 
 def _check_value(t: Tensor, value: Any) -> None:
@@ -430,12 +445,9 @@ def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
     parts = _normalize_key(key)
     if any(_is_array(k) for k in parts):
         view, index = _apply_basic(t, parts)
-        if isinstance(value, Tensor) and value._data.dtype != t._data.dtype and not (
-                isinstance(key, Tensor) and key._data.dtype == np.bool_ and value.ndim == 0):
-            raise RuntimeError(
-                "Index put requires the source and destination dtypes match, got "
-                f"{_type(t._data)} for the destination and {_type(value._data)} for the source."
-            )
+        if isinstance(value, Tensor) and not (isinstance(key, Tensor) and _is_mask(key._data)
+                                              and value.ndim == 0):  # (PyTorch's masked_fill_ converts)
+            _check_same_dtype(t, value)
         if view is not t:
             setitem(view, index, value)
             return t
