@@ -210,5 +210,31 @@ def test_index_put(lib):
                             "not Tensor")
 
 
+def test_mixed_writes_pass_gradcheck_and_gradgradcheck():
+    from autograd_lab.autograd import gradcheck, gradgradcheck
+
+    x = al.tensor(np.random.default_rng(0).uniform(0.5, 1.5, (3, 4)), requires_grad=True)
+    v = al.tensor([0.7, 1.3], dtype=al.float64, requires_grad=True)
+
+    def mixed(x, v):  # CopySlices around index_put_ on a view, then a mixed index
+        y = x * x
+        y[1, [0, 2]] = v * v
+        return y[0:2, [1, 3]] * y[2, :2]
+
+    def accumulate(x, v):
+        y = x * x
+        y.index_put_((al.tensor([0, 0]), al.tensor([1, 1])), v * v, accumulate=True)
+        return y
+
+    def fill(x, v):  # fill_ of a 0-d tensor, and a write through a view of a view
+        y, z = x * x, x * 2
+        y[...] = v[0] * v[1]
+        z[:, 1:][0] = v[1]
+        return y * z
+
+    for fn in (mixed, accumulate, fill):
+        assert gradcheck(fn, (x, v)) and gradgradcheck(fn, (x, v))
+
+
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("indexing"))
