@@ -82,6 +82,7 @@ from .ops.arithmetic import (
     pow,
     reciprocal,
     remainder,
+    rsub,
     square,
     sub,
 )
@@ -176,8 +177,10 @@ from .ops.pointwise import (
     logaddexp,
     nan_to_num,
     relu,
+    relu_,
     round,
     rsqrt,
+    sgn,
     sigmoid,
     sign,
     sin,
@@ -237,6 +240,7 @@ from .ops.sorting import (
     median,
     sort,
     topk,
+    unique,
 )
 from .ops.view import (
     broadcast_to,

@@ -69,14 +69,14 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             arr = np.array(_to_array(data))
         except ValueError as e:
             raise ValueError(f"could not convert {type(data).__name__} to a tensor: {e}") from None
-        if arr.dtype.kind == "f":
-            arr = arr.astype(dtypes.get_default_dtype().np)
-        elif arr.dtype.kind in "iu":
-            arr = arr.astype(np.int64)
-        elif arr.dtype.kind not in "b":
+        if arr.dtype.kind not in "fiub":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        if dtype is None:  # with a dtype, Python floats go straight to it (never through float32)
+            inferred = {"f": dtypes.get_default_dtype().np, "i": np.int64, "u": np.int64}
+            dtype = inferred.get(arr.dtype.kind, arr.dtype)
     if dtype is not None:
-        arr = arr.astype(_dtype(dtype))
+        with np.errstate(over="ignore"):  # 1e40 in float32 is inf, without a warning (PyTorch)
+            arr = arr.astype(_dtype(dtype))
     return _new(arr, requires_grad, name)
 
 

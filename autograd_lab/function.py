@@ -154,8 +154,8 @@ class SavedTensor:
         )
 
 
-def _op_name(node: Node) -> str:
-    return re.sub(r"Backward\d*$", "", node.name())
+def _op_name(node: Node) -> str:  # as PyTorch's messages name it: PowBackward0 -> Pow, PowBackward1 -> Pow1
+    return re.sub(r"Backward0?(\d*)$", r"\1", node.name())
 
 
 def _legacy_type(np_dtype: np.dtype) -> str:

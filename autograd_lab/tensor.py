@@ -230,7 +230,14 @@ class Tensor:
                     "tensor are the same size"
                 )
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{dtypes.cpp_type_name(value._data.dtype)}' "
+                    f"to a tensor with grad_dtype '{dtypes.scalar_type_name(self._data.dtype)}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+                    "set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match."
+                )
         self._grad = value
 
     @grad.deleter

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import needs_torch, torch
@@ -25,3 +27,28 @@ def test_new_tensors(lib):
     with pytest.warns(UserWarning, match="To copy construct from a tensor"):
         c = x.new_tensor(x)
     assert not c.requires_grad and c.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([0.1, -1.6583], dtype=lib.float64),
+    lambda lib: lib.tensor([[0.1], [0.2]], dtype=lib.float64),
+    lambda lib: lib.tensor(0.1, dtype=lib.float64),
+    lambda lib: lib.as_tensor([0.1, 1e-300], dtype=lib.float64),
+    lambda lib: lib.full((2,), 0.1, dtype=lib.float64),
+    lambda lib: lib.arange(0, 0.35, 0.1, dtype=lib.float64),
+    lambda lib: lib.tensor(np.array([0.1]), dtype=lib.float64),
+    lambda lib: lib.tensor(np.array([0.1], dtype=np.float32), dtype=lib.float64),
+    lambda lib: lib.tensor([0.1, 2]),
+    lambda lib: lib.tensor([1e40, -1e300]),
+    lambda lib: lib.tensor(1e40, dtype=lib.float16),
+])
+def test_float64_from_python_floats_is_exact(make):
+    """A dtype given to the factory is where Python floats go: never through float32 first (and what
+    overflows is inf, without NumPy's warning)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours, theirs = make(al), make(torch)
+    assert ours.dtype.itemsize == theirs.dtype.itemsize
+    assert ours.tolist() == theirs.tolist()

@@ -327,3 +327,36 @@ def test_activation_errors():
         same_error(lambda fa=fa: fa(al.tensor(xi)), lambda ft=ft: ft(torch.tensor(xi)))
     close(F.hardtanh(al.tensor(xi)), TF.hardtanh(torch.tensor(xi)))
     close(F.softsign(al.tensor(xi)), TF.softsign(torch.tensor(xi)))
+
+
+@pytest.mark.parametrize("fn", ["torch.relu_", "F.relu_", "Tensor.relu_"])
+def test_relu_in_place(fn):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        y = x * 1
+        relu_ = {"torch.relu_": lib.relu_, "F.relu_": lib.nn.functional.relu_,
+                 "Tensor.relu_": lib.Tensor.relu_}
+        out = relu_[fn](y)
+        assert out is y
+        y.sum().backward()
+        outcomes.append((y.tolist(), type(y.grad_fn).__name__, x.grad.tolist(), y._version))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name", ["hardtanh", "relu6", "leaky_relu", "silu"])
+def test_create_graph_records_pytorchs_activation_derivative_nodes(name):
+    """``HardtanhBackwardBackward0`` / ``LeakyReluBackwardBackward0`` with edges (None, input); silu's
+    derivative as PyTorch groups it."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([0.5, -2.0, 7.0, 3.0], requires_grad=True)
+        (g,) = lib.autograd.grad(getattr(lib.nn.functional, name)(x).sum(), x, create_graph=True)
+        edges = [None if n is None else type(n).__name__.split("::")[-1] for n, _ in g.grad_fn.next_functions]
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        outcomes.append((type(g.grad_fn).__name__, edges, g.tolist(), gg.tolist()))
+    assert outcomes[0] == outcomes[1]

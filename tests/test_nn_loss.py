@@ -508,3 +508,63 @@ def test_loss_errors():
     same_error(*pair(F.kl_div, TF.kl_div, x, x, reduction="foo"))
     with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
         F.kl_div(al.tensor(x), al.tensor(x))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("targets", [[-100, -100], [0, -100], [2, 1]])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_ignored_targets_get_zero_gradient(reduction, targets, weighted):
+    """All targets ignored: PyTorch's mean is nan (0/0) but the gradient is 0, never nan."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    arr = np.array([[1.0, 2.0, 0.5], [0.5, 0.1, 0.3]])
+    w = np.array([1.0, 2.0, 0.5])
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(arr, requires_grad=True)
+        weight = lib.tensor(w) if weighted else None
+        loss = lib.nn.functional.cross_entropy(x, lib.tensor(targets), weight=weight, reduction=reduction)
+        node = loss.grad_fn
+        meta = (len(node.next_functions), float(node._saved_total_weight), node._saved_ignore_index,
+                node._saved_reduction)
+        loss.sum().backward()
+        results.append((loss.detach().numpy(), x.grad.numpy(), *meta))
+    (lo, go, *meta_o), (lt, gt, *meta_t) = results
+    np.testing.assert_allclose(lo, lt, rtol=1e-12)
+    np.testing.assert_allclose(go, gt, rtol=1e-12, atol=1e-15)
+    assert not np.isnan(go).any() and meta_o == meta_t
+
+
+def test_nll_loss_saves_its_tensors_and_frees_them():
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor(np.zeros((3, 4)), requires_grad=True)
+        target = lib.tensor([0, -100, 1])
+        loss = lib.nn.functional.nll_loss(x, target)
+        node = loss.grad_fn
+        assert node._saved_self is x and node._saved_weight is None
+        assert node._saved_target.tolist() == target.tolist()
+        loss.backward()
+        with pytest.raises(RuntimeError) as info:
+            _ = node._saved_target
+        outcomes.append((type(node).__name__, str(info.value)))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kwargs", [{}, dict(label_smoothing=0.1),
+                                    dict(weight=[1.0, 2.0, 0.5], label_smoothing=0.2)])
+@pytest.mark.parametrize("probabilities", [False, True])
+def test_cross_entropy_graph_is_pytorchs(reduction, kwargs, probabilities):
+    """Label smoothing and probability targets record ``MulBackward1``/``AddBackward1``/``DivBackward1``."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    graphs = []
+    for lib in (al, torch):
+        x = lib.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 0.3]], requires_grad=True)
+        target = lib.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]) if probabilities else lib.tensor([0, 2])
+        kw = {k: lib.tensor(v) if k == "weight" else v for k, v in kwargs.items()}
+        graphs.append(graph_names(lib.nn.functional.cross_entropy(x, target, reduction=reduction, **kw)))
+    assert graphs[0] == graphs[1]

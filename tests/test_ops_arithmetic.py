@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import oracle, torch
-from op_cases import check, distinct, make, node_names, same, same_outcome, table_tests
+from op_cases import check, distinct, make, node_names, run_both, same, same_outcome, table_tests
 
 import autograd_lab as al
 
@@ -70,3 +70,54 @@ def test_division_like_values_against_torch(name):
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("arithmetic"))
+
+
+@oracle
+@pytest.mark.parametrize("name", ["add", "sub"])
+@pytest.mark.parametrize("alpha", [2, 0.5, -1, 0])
+def test_alpha_is_applied_inside_the_node(name, alpha):
+    """``add(a, b, alpha=2)``: one AddBackward0 (alpha is ``_saved_alpha``), no MulBackward0 under it."""
+    def fn(lib, a, b):
+        return getattr(lib, name)(a, b, alpha=alpha)
+    run_both(fn, [np.array([1.0, 4.0]), np.array([[2.0], [3.0]])], what=name)
+    a, b = al.tensor([1.0], requires_grad=True), al.tensor([2.0], requires_grad=True)
+    assert getattr(al, name)(a, b, alpha=alpha).grad_fn._saved_alpha == alpha
+
+
+@oracle
+@pytest.mark.parametrize("name", ["add", "sub"])
+@pytest.mark.parametrize("alpha, dtype", [(True, "float32"), (True, "int64"), (0.5, "int64"), (2, "int64")])
+def test_alpha_rules(name, alpha, dtype):
+    same_outcome(lambda lib: getattr(lib, name)(lib.tensor([1, 2], dtype=getattr(lib, dtype)),
+                                                lib.tensor([3, 4], dtype=getattr(lib, dtype)), alpha=alpha))
+
+
+@oracle
+@pytest.mark.parametrize("fn", [lambda x: x ** 2, lambda x: 2 ** x, lambda x: x ** x, lambda x: x.prod(0)])
+def test_modified_saved_result_names_the_op_as_pytorch(fn):
+    """``output 0 of Pow1`` for PowBackward1, ``Pow`` for PowBackward0 (the 0 is dropped)."""
+    texts = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = fn(x)
+        y.add_(1)
+        try:
+            y.sum().backward()
+            texts.append(None)
+        except RuntimeError as e:
+            texts.append(str(e).split(" Hint:")[0])
+    assert texts[0] == texts[1]
+
+
+@oracle
+@pytest.mark.parametrize("alpha", [1, 3, 0.5])
+@pytest.mark.parametrize("other", ["number", "tensor"])
+def test_rsub_with_alpha(alpha, other):
+    """``torch.rsub(a, other, alpha)``: ``other - alpha * a``, RsubBackward1 for a number, RsubBackward0
+    for a tensor (with an edge to it)."""
+    if other == "number":
+        same_outcome(lambda lib: lib.rsub(lib.tensor([1.0, 4.0]), 2.0, alpha=alpha))
+        run_both(lambda lib, a: lib.rsub(a, 2.0, alpha=alpha), [np.array([1.0, 4.0])])
+    else:
+        run_both(lambda lib, a, b: lib.rsub(a, b, alpha=alpha),
+                 [np.array([1.0, 4.0]), np.array([[2.0], [3.0]])])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from helpers import oracle, torch
 from op_cases import table_tests
 
 import autograd_lab as al
@@ -28,3 +30,63 @@ def test_masked_fill_with_a_tensor_value_gives_it_a_gradient():
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("comparison"))
+
+
+@oracle
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("bounds", ["min", "max", "both"])
+def test_clamp_with_tensor_bounds_has_an_edge_per_bound(inplace, bounds):
+    """``ClampBackward0`` has edges (self, min, max), (None, 0) for a missing bound; ``d.clamp_(min=x)``
+    is recorded when only ``x`` requires grad."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, -1.0, 0.2], requires_grad=True)
+        d = lib.tensor([0.0, 0.0, 0.0], requires_grad=not inplace)
+        kwargs = {"min": x * 1, "max": lib.tensor([0.5, 0.5, 0.1])} if bounds == "both" else {bounds: x * 1}
+        y = d.clamp_(**kwargs) if inplace else d.clamp(**kwargs)
+        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        y.backward(lib.tensor([1.0, 2.0, 3.0]))
+        outcomes.append((type(y.grad_fn).__name__, edges, y.tolist(), x.grad.tolist(),
+                         None if inplace else d.grad.tolist()))
+    assert outcomes[0] == outcomes[1]
+
+
+@oracle
+def test_clamp_with_both_tensor_bounds_gradients_when_min_exceeds_max():
+    """Every order of self, min and max (min > max included: the result is max)."""
+    grid = np.array(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0])).reshape(3, -1)
+    outcomes = []
+    for lib in (al, torch):
+        d, lo, hi = (lib.tensor(row, requires_grad=True) for row in grid)
+        y = d.clamp(min=lo, max=hi)
+        y.sum().backward()
+        outcomes.append([t.tolist() for t in (y, d.grad, lo.grad, hi.grad)])
+    assert outcomes[0] == outcomes[1]
+
+
+SECOND_BACKWARD = {
+    "where": lambda lib, x: lib.where(x > 1.5, x, 0.0),
+    "where_tensors": lambda lib, x: lib.where(x > 1.5, x, x * 2),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 1.5, 0.0),
+    "masked_fill_tensor": lambda lib, x: x.masked_fill(x > 1.5, lib.tensor(0.0)),
+    "max_dim": lambda lib, x: x.max(0)[0],
+    "min_dim": lambda lib, x: x.min(dim=0).values,
+    "addcmul_constants": lambda lib, x: lib.addcmul(x, lib.ones(3), lib.ones(3)),
+}
+
+
+@oracle
+@pytest.mark.parametrize("name", sorted(SECOND_BACKWARD))
+def test_second_backward_without_retain_graph(name):
+    """Raises exactly where PyTorch's saved tensors were freed (and works where it saved nothing)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = SECOND_BACKWARD[name](lib, x)
+        y.sum().backward()
+        try:
+            y.sum().backward()
+            outcomes.append(("no error", x.grad.tolist()))
+        except RuntimeError as e:
+            outcomes.append(("error", str(e)))
+    assert outcomes[0] == outcomes[1]

@@ -44,3 +44,17 @@ def test_against_torch(fn, dim):
     run_both(lambda lib, t: getattr(lib, fn)(t * 1, dim), [x], what=fn)
     run_both(lambda lib, t: getattr(lib, fn)(t * 1, dim), [x.astype(np.float32)], what=fn, rtol=1e-5,
              atol=1e-6)
+
+
+@oracle
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("value", [1.5, float("inf"), float("-inf"), float("nan")])
+def test_softmax_of_a_scalar_keeps_its_shape(fn, value):
+    run_both(lambda lib, x: getattr(lib.nn.functional, fn)(x, 0), [np.array(value)], what=fn)
+
+
+@oracle
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 3), 1), ((0, 3), 0)])
+def test_softmax_of_an_empty_tensor_is_empty(fn, shape, dim):
+    run_both(lambda lib, x: getattr(lib.nn.functional, fn)(x, dim), [np.zeros(shape)], what=fn)

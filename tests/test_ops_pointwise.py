@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import oracle
+from helpers import oracle, torch
 from op_cases import UNARY, arr, check, distinct, make, run_both, same_outcome, table_tests
 
 import autograd_lab as al
@@ -126,3 +126,63 @@ def test_nan_to_num_against_torch():
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("pointwise"))
+
+
+@oracle
+def test_atan2_gradient_at_the_origin_is_zero():
+    run_both(lambda lib, a, b: lib.atan2(a, b),
+             [np.array([0.0, 1.0, 0.0, -0.0]), np.array([0.0, 0.0, 2.0, 0.0])])
+
+
+DOUBLE_BACKWARD_GRAPHS = {
+    "relu": lambda lib, x: lib.relu(x),
+    "sigmoid": lambda lib, x: lib.sigmoid(x),
+    "tanh": lambda lib, x: lib.tanh(x),
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.1),
+    "softmax": lambda lib, x: lib.softmax(x, 1),
+    "log_softmax": lambda lib, x: lib.log_softmax(x, 0),
+    "exp": lambda lib, x: lib.exp(x),
+    "pow": lambda lib, x: x ** 3,
+    "square": lambda lib, x: x ** 2,
+    "reciprocal": lambda lib, x: 1 / x,
+    "mul": lambda lib, x: x * x,
+    "abs": lambda lib, x: x.abs(),
+    "sgn": lambda lib, x: lib.sgn(x) * x,
+    "cos": lambda lib, x: lib.cos(x),
+    "atan2": lambda lib, x: lib.atan2(x, x.detach() + 1),
+    "sqrt": lambda lib, x: (x * x + 1).sqrt(),
+    "expm1": lambda lib, x: x.expm1(),
+    "exp2": lambda lib, x: lib.exp2(x),
+    "tan": lambda lib, x: x.tan(),
+    "atan": lambda lib, x: x.atan(),
+    "erf": lambda lib, x: lib.erf(x),
+    "rpow": lambda lib, x: 2 ** x,
+}
+
+
+def _array(t):
+    """A tensor's values; PyTorch's ZeroTensor (sgn's derivative) has no storage to read."""
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        return np.zeros(tuple(t.shape))
+    return t.detach().numpy()
+
+
+@oracle
+@pytest.mark.parametrize("name", sorted(DOUBLE_BACKWARD_GRAPHS))
+def test_create_graph_records_pytorchs_derivative_nodes(name):
+    """With ``create_graph=True`` the gradient's node and its edges are PyTorch's, and differentiating
+    it by the input and by the incoming gradient gives PyTorch's values."""
+    rng = np.random.default_rng(0)
+    x, g, gg = (rng.normal(size=(3, 4)) + 0.05 for _ in range(3))
+    outcomes = []
+    for lib in (al, torch):
+        xt, gt = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        (gx,) = lib.autograd.grad(DOUBLE_BACKWARD_GRAPHS[name](lib, xt), xt, gt, create_graph=True)
+        edges = [None if n is None else type(n).__name__ for n, _ in gx.grad_fn.next_functions]
+        seconds = lib.autograd.grad(gx, (xt, gt), lib.tensor(gg), allow_unused=True)
+        seconds = [None if s is None else _array(s) for s in seconds]
+        outcomes.append((type(gx.grad_fn).__name__, edges, seconds))
+    (name_a, edges_a, second_a), (name_t, edges_t, second_t) = outcomes
+    assert (name_a, edges_a) == (name_t, edges_t)
+    for a, t in zip(second_a, second_t):
+        np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-12)

@@ -3,10 +3,12 @@ PyTorch's values, gradients, graphs and warnings."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import oracle, torch
-from op_cases import REDUCTIONS, check, double_backward_both, make, run_both, table_tests
+from op_cases import REDUCTIONS, check, double_backward_both, make, run_both, same_outcome, table_tests
 
 import autograd_lab as al
 
@@ -70,3 +72,105 @@ def test_products_with_zeros_against_torch(name):
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("reduction"))
+
+
+@oracle
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "var", "std", "norm", "any", "all",
+                                  "argmax"])
+@pytest.mark.parametrize("kwargs", [dict(dim=()), dict(dim=[]), dict(dim=None, keepdim=True),
+                                    dict(dim=(0,), keepdim=True)])
+def test_reductions_over_no_dim_or_none_with_keepdim(name, kwargs):
+    """``dim=()`` reduces everything for sum/mean/var/... but nothing for any/all; ``keepdim`` with
+    ``dim=None`` keeps every dim as 1."""
+    def fn(lib):
+        x = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=name not in ("any", "all", "argmax"))
+        return getattr(lib, name)(x, **kwargs)
+    same_outcome(fn, what=f"{name} {kwargs}")
+
+
+@oracle
+def test_prod_of_a_scalar_along_dim_is_a_new_tensor():
+    for lib in (al, torch):
+        a = lib.tensor(2.0)
+        b = a.prod(0)
+        b.add_(1)
+        assert a.item() == 2.0 and b.item() == 3.0
+
+
+@oracle
+@pytest.mark.parametrize("name", ["amax", "amin", "max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("shape", [(0, 3), (0,)])
+@pytest.mark.parametrize("kwargs", [{}, dict(dim=0), dict(dim=-1), dict(dim=0, keepdim=True)])
+def test_reductions_without_identity_over_nothing(name, shape, kwargs):
+    same_outcome(lambda lib: getattr(lib.zeros(shape), name)(**kwargs), what=f"{name} {shape} {kwargs}")
+
+
+@oracle
+@pytest.mark.parametrize("fn", [lambda x: x.max(0)[0], lambda x: x.min(dim=0).values])
+def test_max_along_dim_frees_its_saved_indices(fn):
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
+        y = fn(x)
+        outcomes.append((y.grad_fn._saved_dim, y.grad_fn._saved_keepdim, y.grad_fn._saved_indices.item()))
+        y.backward()
+        with pytest.raises(RuntimeError) as info:
+            y.backward()
+        outcomes.append(str(info.value))
+    assert outcomes[:2] == outcomes[2:]
+
+
+EMPTY_REDUCTIONS = ["sum", "mean", "prod", "var", "std", "logsumexp", "norm", "median", "amax", "any", "all",
+                    "count_nonzero", "var_mean", "std_mean", "aminmax"]
+
+
+@oracle
+@pytest.mark.parametrize("name, args", [
+    (name, args) for name in EMPTY_REDUCTIONS for args in ((), (0,), (-1,))
+    if (name != "logsumexp" or args) and (name != "aminmax" or not args)])  # no Python TypeErrors
+@pytest.mark.parametrize("shape", [(0,), (0, 3)])
+def test_reductions_of_empty_tensors(name, shape, args):
+    """PyTorch's values or errors, and its warnings only (no NumPy RuntimeWarning leaks)."""
+    caught = []
+    for lib in (torch, al):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                out = getattr(lib, name)(lib.zeros(shape, requires_grad=name not in ("any", "all")), *args)
+                out = out[0] if isinstance(out, tuple) else out
+                result = (tuple(out.shape), out.detach().numpy().tolist())
+            except (RuntimeError, IndexError) as e:
+                result = (type(e).__name__, str(e))
+        caught.append((result, [(w.category.__name__, str(w.message).split(" (Triggered")[0]) for w in seen]))
+    np.testing.assert_equal(caught[1], caught[0])
+
+
+@oracle
+@pytest.mark.parametrize("fn", [lambda lib, x: x.var(), lambda lib, x: lib.std(x, 0),
+                                lambda lib, x: x.var(correction=3), lambda lib, x: lib.var_mean(x)])
+def test_var_with_no_degree_of_freedom_warns_as_pytorch(fn):
+    caught = []
+    for lib in (torch, al):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            fn(lib, lib.ones(1))
+        caught.append([(w.category, str(w.message).split(" (Triggered")[0], w.filename) for w in seen])
+    assert caught[1] == caught[0] and len(caught[0]) == 1
+
+
+@oracle
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dim", [None, 1])
+def test_var_std_derivative_graph_is_pytorchs(name, dim):
+    """With ``create_graph=True``: ``(2 / (N - correction)) * grad`` (MulBackward1 where it is recorded)
+    times the centered input (SubBackward0), as PyTorch's ``var_backward``."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [0.3, 0.3, 0.3]], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(getattr(x, name)(dim).sum(), x, create_graph=True)
+        edges = [None if n is None else type(n).__name__ for n, _ in g.grad_fn.next_functions]
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        outcomes.append((type(g.grad_fn).__name__, edges, g.detach().numpy(), gg.numpy()))
+    assert outcomes[0][:2] == outcomes[1][:2]
+    np.testing.assert_allclose(outcomes[0][2], outcomes[1][2], rtol=1e-12)
+    np.testing.assert_allclose(outcomes[0][3], outcomes[1][3], rtol=1e-10, atol=1e-14)

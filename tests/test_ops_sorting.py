@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import oracle
-from op_cases import check, distinct, run_both, table_tests
+from helpers import oracle, torch
+from op_cases import check, distinct, run_both, same_outcome, table_tests
 
 import autograd_lab as al
 
@@ -51,3 +51,34 @@ def test_gradient_routing_on_ties_against_torch():
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("sorting"))
+
+
+@oracle
+@pytest.mark.parametrize("arr", [np.array([3.0, 1, 2, 3, 1]), np.array([[3, 1], [2, 3]]), np.array(2.0),
+                                 np.zeros(0), np.array([np.nan, 1.0, np.nan]), np.array([True, False, True])])
+@pytest.mark.parametrize("kwargs", [{}, dict(return_inverse=True), dict(return_counts=True),
+                                    dict(return_inverse=True, return_counts=True, sorted=False)])
+def test_unique(arr, kwargs):
+    same_outcome(lambda lib: lib.unique(lib.tensor(arr), **kwargs), what=str(kwargs))
+    same_outcome(lambda lib: lib.tensor(arr).unique(**kwargs), what=str(kwargs))
+
+
+@oracle
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_along_a_dim(dim):
+    arr = np.array([[3, 1, 3], [3, 1, 3], [0, 2, 0]])
+    same_outcome(lambda lib: lib.unique(lib.tensor(arr), dim=dim, return_inverse=True, return_counts=True))
+
+
+@oracle
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_records_a_node_without_derivative(dim):
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([[3.0, 1.0], [3.0, 1.0]], requires_grad=True)
+        values, counts = x.unique(return_counts=True, dim=dim)
+        assert values.requires_grad and not counts.requires_grad
+        with pytest.raises(NotImplementedError) as info:
+            values.sum().backward()
+        outcomes.append((type(values.grad_fn).__name__, str(info.value)))
+    assert outcomes[0] == outcomes[1]

@@ -76,3 +76,16 @@ def test_strides_and_memory_addresses():
     assert x.clone().data_ptr() != x.data_ptr()
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.stride(2)
+
+
+@pytest.mark.parametrize("tensor_dtype, grad_dtype", [("float32", "float64"), ("float64", "float32"),
+                                                      ("float32", "int64"), ("float16", "float32")])
+def test_grad_of_another_dtype_is_refused_with_pytorchs_text(tensor_dtype, grad_dtype):
+    pt = pytest.importorskip("torch")
+    texts = []
+    for lib in (torch, pt):
+        x = lib.zeros(2, dtype=getattr(lib, tensor_dtype), requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            x.grad = lib.zeros(2, dtype=getattr(lib, grad_dtype))
+        texts.append(str(info.value))
+    assert texts[0] == texts[1]

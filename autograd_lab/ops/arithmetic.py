@@ -32,24 +32,46 @@ from .promotion import (
     cast,
     result_dtype,
 )
+from .scalar import MulNumber
 
 
 # ---------------------------------------------------------------------------- + - * /
+def _scaled(b: Tensor, alpha: Any) -> Tensor:
+    """``alpha * b`` as a constant, for the forward of ``add``/``sub`` with ``alpha``."""
+    return b if alpha == 1 else Tensor._make(b._data * alpha)
+
+
+def _check_alpha(a: Tensor, b: Tensor, alpha: Any) -> None:
+    """PyTorch's rules for ``alpha``: no float alpha for integral tensors, no bool alpha for others."""
+    kind = result_dtype(a, b).kind
+    if isinstance(alpha, (bool, np.bool_)):
+        if kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (float, np.floating)) and kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 class Add(Function):
+    """``a + alpha * b``: ``alpha`` is applied inside the node (no multiplication node of its own)."""
+
     node_name = "AddBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        return Tensor._make(cast(_binary(np.add, a, b), a, b))
+    def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad, grad
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
 
 
 def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * other`` (``torch.add``)."""
-    return Add.apply(*binary_operands(a, other if alpha == 1 else mul(other, alpha)))
+    a, other = binary_operands(a, other)
+    if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
+        _check_alpha(a, other, alpha)
+    return Add.apply(a, other, alpha)
 
 
 def _check_no_bool_subtraction(a: Any, b: Any) -> None:
@@ -70,44 +92,70 @@ def _check_no_bool_subtraction(a: Any, b: Any) -> None:
 
 
 class Sub(Function):
+    """``a - alpha * b``: ``alpha`` is applied inside the node (no multiplication node of its own)."""
+
     node_name = "SubBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        return Tensor._make(cast(_binary(np.subtract, a, b), a, b))
+    def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad, -grad
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        return grad, (-grad if ctx.alpha == 1 else -grad * ctx.alpha), None
 
 
 def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * other`` (``torch.sub``)."""
-    other = other if alpha == 1 else mul(other, alpha)
     _check_no_bool_subtraction(a, other)
-    return Sub.apply(*binary_operands(a, other))
+    a, other = binary_operands(a, other)
+    if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
+        _check_alpha(a, other, alpha)
+    return Sub.apply(a, other, alpha)
 
 
 class Rsub(Function):
-    """``number - tensor``."""
+    """``number - alpha * tensor``."""
 
     node_name = "RsubBackward1"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
-        return Tensor._make(cast(np.subtract(number, a._data), a, number))
+    def forward(ctx: Any, a: Tensor, number: Any, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(np.subtract(number, _scaled(a, alpha)._data), a, number))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return -grad, None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return (-grad if ctx.alpha == 1 else -grad * ctx.alpha), None, None
 
 
-def rsub(a: Tensor, other: Any) -> Tensor:
-    """``other - a`` (PyTorch's ``rsub``)."""
+class RsubTensor(Function):
+    """``other - alpha * tensor`` for a tensor ``other`` (``torch.rsub``; Python's ``b - a`` is Sub)."""
+
+    node_name = "RsubBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, other: Tensor, alpha: Any = 1) -> Tensor:
+        ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(cast(_binary(np.subtract, other, _scaled(a, alpha)), a, other))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        return (-grad if ctx.alpha == 1 else -grad * ctx.alpha), grad, None
+
+
+def rsub(a: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * a`` (``torch.rsub``; Python's ``number - tensor``)."""
     _check_no_bool_subtraction(other, a)
     if isinstance(other, (int, float, bool, np.number)):
-        return Rsub.apply(a, other)
-    return sub(as_operand(other, a._data.dtype), a)
+        if type(alpha) is not int or alpha != 1:
+            _check_alpha(a, as_operand(other, a._data.dtype), alpha)
+        return Rsub.apply(a, other, alpha)
+    a, other = binary_operands(a, other)
+    if type(alpha) is not int or alpha != 1:
+        _check_alpha(a, other, alpha)
+    return RsubTensor.apply(a, other, alpha)
 
 
 class Mul(Function):
@@ -194,7 +242,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return -grad * out * out
+        return -grad * (out * out)
 
 
 def reciprocal(a: Tensor) -> Tensor:
@@ -222,7 +270,7 @@ class PowScalar(Function):
         p = ctx.exponent
         if p == 0:
             return grad * 0.0, None
-        return grad * p * a ** (p - 1), None
+        return grad * MulNumber.apply(a ** (p - 1), p), None
 
 
 class PowTensor(Function):
@@ -270,7 +318,7 @@ class RpowScalar(Function):
         if ctx.base == 0:  # d(0^b)/db: 0 where b >= 0 (PyTorch's rule), else 0^b log 0 = NaN
             return None, grad * _const(np.where(b._data >= 0, 0.0, np.nan).astype(grad._data.dtype))
         log_base = float(np.log(ctx.base)) if ctx.base > 0 else float("nan")
-        return None, grad * out * log_base
+        return None, grad * MulNumber.apply(out, log_base)
 
 
 def pow(a: Any, exponent: Any) -> Tensor:
@@ -507,6 +555,8 @@ class Addcmul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works (PyTorch)
+            return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
         grad_t1 = grad * t2 * v if t2 is not None else None
@@ -552,6 +602,8 @@ class Addcdiv(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
+        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works (PyTorch)
+            return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
         grad_t1 = grad * v / t2 if ctx.needs_input_grad[1] else None

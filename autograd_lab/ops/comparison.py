@@ -12,6 +12,7 @@ from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
 from .promotion import (
+    _UNDEFINED,
     _binary,
     _check_broadcast,
     _const,
@@ -47,13 +48,15 @@ class Clamp(Function):
 
 
 class ClampTensor(Function):
-    """``clamp`` with tensor bounds: ``minimum(maximum(a, lo), hi)`` as one node, as in PyTorch."""
+    """``clamp`` with tensor bounds: ``minimum(maximum(a, lo), hi)`` as one node, as in PyTorch. A
+    missing bound comes as ``_UNDEFINED``: the node keeps its edge (None, 0), as PyTorch's."""
 
     node_name = "ClampBackward0"
     saved_names = ("self", "min", "max")
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, lo: Tensor | None, hi: Tensor | None) -> Tensor:
+    def forward(ctx: Any, a: Tensor, lo: Tensor, hi: Tensor) -> Tensor:
+        lo, hi = (None if t is _UNDEFINED else t for t in (lo, hi))
         ctx.save_for_backward(a, lo, hi)
         out = a._data
         if lo is not None:
@@ -67,10 +70,14 @@ class ClampTensor(Function):
         a, lo, hi = ctx.saved_tensors
         above_lo = a._data >= lo._data if lo is not None else np.bool_(True)
         below_hi = a._data <= hi._data if hi is not None else np.bool_(True)
+        to_lo, to_hi = ~above_lo, ~below_hi
+        if lo is not None and hi is not None:  # where min > max the result is max (PyTorch's rule)
+            to_lo = to_lo & (lo._data < hi._data)
+            to_hi = to_hi | (hi._data < lo._data)
         dt = grad._data.dtype
         grad_a = grad * _const((above_lo & below_hi).astype(dt))
-        grad_lo = grad * _const((~above_lo).astype(dt)) if lo is not None else None
-        grad_hi = grad * _const((~below_hi).astype(dt)) if hi is not None else None
+        grad_lo = grad * _const(to_lo.astype(dt)) if lo is not None else None
+        grad_hi = grad * _const(to_hi.astype(dt)) if hi is not None else None
         return grad_a, grad_lo, grad_hi
 
 
@@ -79,8 +86,8 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        lo = None if min is None else as_operand(min, a._data.dtype)
-        hi = None if max is None else as_operand(max, a._data.dtype)
+        lo = _UNDEFINED if min is None else as_operand(min, a._data.dtype)
+        hi = _UNDEFINED if max is None else as_operand(max, a._data.dtype)
         return ClampTensor.apply(a, lo, hi)
     return Clamp.apply(a, min, max)
 
@@ -227,18 +234,21 @@ def minimum(a: Any, other: Any) -> Tensor:
 
 
 class Where(Function):
-    """``where(condition, a, b)``; the condition is data, not an input with a gradient."""
+    """``where(condition, a, b)``; the condition is data, not an input with a gradient. It is saved
+    with ``save_for_backward`` (``_saved_condition``), so that it is freed after backward, as in
+    PyTorch (a second backward then raises)."""
 
     node_name = "WhereBackward0"
+    saved_names = ("condition",)
 
     @staticmethod
     def forward(ctx: Any, condition: np.ndarray, a: Tensor, b: Tensor) -> Tensor:
-        ctx.condition = condition
+        ctx.save_for_backward(Tensor._make(condition))
         return Tensor._make(cast(np.where(condition, a._data, b._data), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, Tensor]:
-        c = ctx.condition
+        c = ctx.saved_tensors[0]._data
         dt = grad._data.dtype
         return None, grad * _const(c.astype(dt)), grad * _const((~c).astype(dt))
 
@@ -254,32 +264,39 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
 
 
 class MaskedFill(Function):
+    """``a`` with a number where ``mask`` holds; the mask is saved (``_saved_mask``) and freed after
+    backward, as in PyTorch."""
+
     node_name = "MaskedFillBackward0"
+    saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Any) -> Tensor:
-        ctx.mask = mask
+        ctx.save_for_backward(Tensor._make(mask))
         return Tensor._make(np.where(mask, np.asarray(value, dtype=a._data.dtype), a._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        return grad * _const((~ctx.mask).astype(grad._data.dtype)), None, None
+        mask = ctx.saved_tensors[0]._data
+        return grad * _const((~mask).astype(grad._data.dtype)), None, None
 
 
 class MaskedFillTensor(Function):
     """``masked_fill`` with a 0-d tensor as the value: the value gets the gradient of the filled places."""
 
     node_name = "MaskedFillBackward1"
+    saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Tensor) -> Tensor:
-        ctx.mask = mask
+        ctx.save_for_backward(Tensor._make(mask))
         return Tensor._make(np.where(mask, value._data.astype(a._data.dtype), a._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, Tensor]:
-        keep = _const((~ctx.mask).astype(grad._data.dtype))
-        filled = _const(np.broadcast_to(ctx.mask, grad._data.shape).astype(grad._data.dtype))
+        mask = ctx.saved_tensors[0]._data
+        keep = _const((~mask).astype(grad._data.dtype))
+        filled = _const(np.broadcast_to(mask, grad._data.shape).astype(grad._data.dtype))
         return grad * keep, None, (grad * filled).sum()
 
 

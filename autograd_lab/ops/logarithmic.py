@@ -18,10 +18,15 @@ from .reduction import _dims, _expand_back
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     """log softmax with the maximum subtracted first; C-contiguous like PyTorch's result (which
     decides whether a later ``reshape`` can be a view)."""
+    if x.ndim == 0:  # a scalar is its own (one-element) row: the result keeps the shape ()
+        return _stable_log_softmax(x.reshape(1), 0).reshape(())
+    if x.size == 0:  # nothing to normalize (NumPy's max of an empty axis would raise)
+        return np.empty_like(x, order="C")
     m = np.max(x, axis=dim, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
-    shifted = x - m
-    return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+    with _quiet():  # inf - inf and log(0) give nan and -inf, values (PyTorch does not warn)
+        shifted = x - m
+        return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
 
 
 def _float_input(a: Tensor, name: str) -> None:
@@ -45,7 +50,29 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, y, ctx.dim), None
+
+
+class SoftmaxBackwardData(Function):
+    """softmax's derivative ``y * (grad - sum(grad * y))`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and softmax's result ``y``)."""
+
+    node_name = "SoftmaxBackwardDataBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        ctx.dim = ctx._saved_dim = dim
+        g, out, axis = grad._data, y._data, dim if y.ndim else None
+        return Tensor._make(out * (g - (g * out).sum(axis, keepdims=True)))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
+        grad, y = ctx.saved_tensors
+        d = ctx.dim
+        grad_y = gg * (grad - (grad * y).sum(d, keepdim=True)) - grad * (gg * y).sum(d, keepdim=True)
+        return SoftmaxBackwardData.apply(gg, y, d), grad_y, None
 
 
 def softmax(a: Tensor, dim: int) -> Tensor:
@@ -68,7 +95,28 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (y,) = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, y, ctx.dim), None
+
+
+class LogSoftmaxBackwardData(Function):
+    """log_softmax's derivative ``grad - exp(y) * sum(grad)`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and log_softmax's result ``y``)."""
+
+    node_name = "LogSoftmaxBackwardDataBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        ctx.dim = ctx._saved_dim = dim
+        g, axis = grad._data, dim if y.ndim else None
+        return Tensor._make(g - np.exp(y._data) * g.sum(axis, keepdims=True))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
+        grad, y = ctx.saved_tensors
+        p = y.exp()
+        return gg - (gg * p).sum(ctx.dim, keepdim=True), -gg * p * grad.sum(ctx.dim, keepdim=True), None
 
 
 def log_softmax(a: Tensor, dim: int) -> Tensor:
@@ -84,7 +132,7 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
         x = a._data
-        m = np.max(x, axis=dims, keepdims=True)
+        m = np.max(x, axis=dims, keepdims=True, initial=-np.inf)  # over nothing: -inf, as PyTorch
         m = np.where(np.isfinite(m), m, 0)
         with _quiet():  # all -inf: log(0) = -inf, a value (PyTorch does not warn)
             out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m

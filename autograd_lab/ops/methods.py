@@ -71,6 +71,12 @@ def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: C
     return method
 
 
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """``x.clamp_(min, max)``: the bounds go to :func:`inplace` by position, where it looks for inputs
+    that require grad (``d.clamp_(min=x)`` is recorded when ``x`` requires grad)."""
+    return inplace(self, comparison.clamp, min, max)
+
+
 def reflected(fn: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
     """``other <op> x`` with ``x`` on the right: ``fn(other, x)``."""
 
@@ -214,7 +220,7 @@ METHODS: dict[str, Any] = {
     "sqrt": pointwise.sqrt, "sqrt_": inplace_of(pointwise.sqrt),
     "rsqrt": pointwise.rsqrt, "rsqrt_": inplace_of(pointwise.rsqrt),
     "abs": pointwise.abs, "abs_": inplace_of(pointwise.abs),
-    "sign": pointwise.sign, "sign_": inplace_of(pointwise.sign),
+    "sign": pointwise.sign, "sign_": inplace_of(pointwise.sign), "sgn": pointwise.sgn,
     "sin": pointwise.sin, "sin_": inplace_of(pointwise.sin),
     "cos": pointwise.cos, "cos_": inplace_of(pointwise.cos),
     "tan": pointwise.tan, "tan_": inplace_of(pointwise.tan),
@@ -250,7 +256,7 @@ METHODS: dict[str, Any] = {
     "maximum": comparison.maximum,
     "minimum": comparison.minimum,
     # ------------------------------------------------ clamps, masks, logic
-    "clamp": comparison.clamp, "clamp_": inplace_of(comparison.clamp),
+    "clamp": comparison.clamp, "clamp_": _clamp_,
     "clamp_min": comparison.clamp_min,
     "clamp_min_": inplace_of(comparison.clamp_min, check=comparison.check_clamp_inplace),
     "clamp_max": comparison.clamp_max,
@@ -289,6 +295,7 @@ METHODS: dict[str, Any] = {
     "sort": sorting.sort,
     "argsort": sorting.argsort,
     "topk": sorting.topk,
+    "unique": sorting.unique,
     "cumsum": scan.cumsum, "cumsum_": inplace_of(scan.cumsum),
     "cumprod": scan.cumprod, "cumprod_": inplace_of(scan.cumprod),
     "logcumsumexp": scan.logcumsumexp,

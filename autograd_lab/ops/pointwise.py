@@ -15,6 +15,8 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor
+from .comparison import masked_fill
+from .inplace import inplace
 from .promotion import (
     _check_broadcast,
     _const,
@@ -26,6 +28,7 @@ from .promotion import (
     _quiet,
     result_dtype,
 )
+from .scalar import AddNumber, MulNumber
 
 
 class Exp(Function):
@@ -85,7 +88,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad / (2 * out)
+        return grad / MulNumber.apply(out, 2)
 
 
 def sqrt(a: Tensor) -> Tensor:
@@ -105,7 +108,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (a,) = ctx.saved_tensors
-        return grad * _const(np.sign(a._data))
+        return grad * Sgn.apply(a)
 
 
 def abs(a: Tensor) -> Tensor:
@@ -145,7 +148,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (a,) = ctx.saved_tensors
-        return -grad * sin(a)
+        return grad * -sin(a)
 
 
 def cos(a: Tensor) -> Tensor:
@@ -166,7 +169,25 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * (1 - out * out)
+        return TanhBackward.apply(grad, out)
+
+
+class TanhBackward(Function):
+    """tanh's derivative ``grad * (1 - y²)`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and tanh's result ``y``)."""
+
+    node_name = "TanhBackwardBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        return Tensor._make(grad._data * (1 - y._data * y._data))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        grad, y = ctx.saved_tensors
+        return TanhBackward.apply(gg, y), gg * grad * y * -2
 
 
 def tanh(a: Tensor) -> Tensor:
@@ -189,7 +210,25 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
+        return SigmoidBackward.apply(grad, out)
+
+
+class SigmoidBackward(Function):
+    """sigmoid's derivative ``grad * y * (1 - y)`` as one node, recorded as PyTorch's with
+    ``create_graph=True`` (its inputs: the incoming gradient and sigmoid's result ``y``)."""
+
+    node_name = "SigmoidBackwardBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
+        ctx.save_for_backward(grad, y)
+        return Tensor._make(grad._data * y._data * (1 - y._data))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        grad, y = ctx.saved_tensors
+        return SigmoidBackward.apply(gg, y), gg * grad * (1 - y * 2)
 
 
 def sigmoid(a: Tensor) -> Tensor:
@@ -210,12 +249,36 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return grad * _const((out._data > 0).astype(grad._data.dtype))
+        return ThresholdBackward.apply(grad, out)
+
+
+class ThresholdBackward(Function):
+    """relu's derivative: ``grad`` where the result is positive, else 0. One node, recorded as
+    PyTorch's with ``create_graph=True``; its derivative by the result is 0 (relu' is flat)."""
+
+    node_name = "ThresholdBackwardBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, result: Tensor) -> Tensor:
+        ctx.save_for_backward(result)
+        ctx._saved_threshold = 0
+        return Tensor._make(np.where(result._data > 0, grad._data, 0).astype(grad._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
+        (result,) = ctx.saved_tensors
+        return ThresholdBackward.apply(gg, result), Tensor._make(np.zeros_like(gg._data))
 
 
 def relu(a: Tensor) -> Tensor:
     """``max(a, 0)``; its gradient at 0 is 0 (``torch.relu``)."""
     return Relu.apply(a)
+
+
+def relu_(a: Tensor) -> Tensor:
+    """:func:`relu` written into ``a`` itself (``torch.relu_``)."""
+    return inplace(a, relu)
 
 
 # ---------------------------------------------------------------------------- one template for many functions
@@ -307,7 +370,7 @@ def _unary(name: str, node: str, fn: Any, deriv: Any, saves: str = "self") -> ty
     return cls
 
 
-Erf = _unary("Erf", "ErfBackward0", _erf, lambda g, x: g * (2.0 / _SQRT_PI) * exp(-(x * x)))
+Erf = _unary("Erf", "ErfBackward0", _erf, lambda g, x: MulNumber.apply(exp(-(x ** 2)), 2.0 / _SQRT_PI) * g)
 
 
 def erf(a: Tensor) -> Tensor:
@@ -340,7 +403,7 @@ def log1p(a: Tensor) -> Tensor:
     return Log1p.apply(a)
 
 
-Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * (y + 1), "result")
+Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * AddNumber.apply(y, 1), "result")
 
 
 def expm1(a: Tensor) -> Tensor:
@@ -356,7 +419,7 @@ def rsqrt(a: Tensor) -> Tensor:
     return Rsqrt.apply(a)
 
 
-Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda g, y: g * y * _LN2, "result")
+Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda g, y: MulNumber.apply(g * y, _LN2), "result")
 
 
 def exp2(a: Tensor) -> Tensor:
@@ -380,7 +443,7 @@ def log10(a: Tensor) -> Tensor:
     return Log10.apply(a)
 
 
-Tan = _unary("Tan", "TanBackward0", np.tan, lambda g, y: g * (1 + y * y), "result")
+Tan = _unary("Tan", "TanBackward0", np.tan, lambda g, y: g * AddNumber.apply(y ** 2, 1), "result")
 
 
 def tan(a: Tensor) -> Tensor:
@@ -404,7 +467,7 @@ def acos(a: Tensor) -> Tensor:
     return Acos.apply(a)
 
 
-Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda g, x: g / (x * x + 1))
+Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda g, x: g / AddNumber.apply(x * x, 1))
 
 
 def atan(a: Tensor) -> Tensor:
@@ -591,6 +654,17 @@ def sign(a: Tensor) -> Tensor:
     return Sign.apply(a)
 
 
+class Sgn(Sign):
+    """``sign`` under the name PyTorch gives it for complex-aware code (abs's derivative uses it)."""
+
+    node_name = "SgnBackward0"
+
+
+def sgn(a: Tensor) -> Tensor:
+    """``a / |a|`` (0 at 0): the sign of a real tensor (``torch.sgn``)."""
+    return Sgn.apply(a)
+
+
 class Frac(Function):
     node_name = "FracBackward0"
 
@@ -653,8 +727,10 @@ class Atan2(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        r = grad / (a * a + b * b)
-        return r * b, -r * a
+        denom = a * a + b * b
+        # at the origin the angle is flat by convention: PyTorch's gradient there is 0, not 0/0
+        recip = masked_fill(denom.reciprocal(), denom._data == 0, 0.0)
+        return grad * b * recip, grad * -a * recip
 
 
 def atan2(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:

@@ -21,6 +21,11 @@ from ..tensor import Tensor
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
+# Stands for a missing optional tensor input (a bias, a clamp bound): PyTorch's node has an edge
+# (None, 0) for each of them.
+_UNDEFINED = Tensor._make(np.empty((0,), dtype=np.float32))
+
+
 def _category(d: np.dtype) -> int:
     return _CATEGORY[d.kind]
 

@@ -6,8 +6,10 @@ The gradient of a reduction is the output gradient spread back over the reduced 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections import namedtuple
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,7 @@ from .promotion import (
     _need_tensors,
     result_dtype,
 )
+from .scalar import MulNumber
 from .scan import _flip
 from .shape import cat
 
@@ -38,13 +41,19 @@ AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    """Normalise ``dim`` (None, int, or a sequence) to sorted non-negative dims."""
-    if dim is None:
+    """Normalise ``dim`` (None, int, or a sequence) to sorted non-negative dims. None and an empty
+    sequence both mean every dim (PyTorch's rule for ``sum(dim=())``, ``mean``, ``var``, ...)."""
+    if dim is None or _no_dims(dim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (int(dim),)
     dims = {_wrap_dim(int(d), ndim) for d in dim}  # checks the range
     return tuple(sorted(dims)) if ndim else ()  # a 0-d tensor has no dimension to reduce
+
+
+def _no_dims(dim: Any) -> bool:
+    """Whether ``dim`` is an empty sequence (``dim=()`` or ``dim=[]``)."""
+    return not isinstance(dim, (int, np.integer)) and dim is not None and len(dim) == 0
 
 
 def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
@@ -83,7 +92,7 @@ class SumAll(Sum):
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` (all elements if None; ``torch.sum``)."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
-    if dim is None:
+    if dim is None and not keepdim:
         return SumAll.apply(a, _dims(None, a._data.ndim), False, np_dtype)
     return Sum.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
@@ -100,7 +109,8 @@ class Mean(Function):
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         ctx.count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
-        out = np.mean(a._data, axis=dims, keepdims=keepdim, dtype=dtype)
+        with _silent():  # the mean of nothing is nan
+            out = np.mean(a._data, axis=dims, keepdims=keepdim, dtype=dtype)
         return Tensor._make(np.asarray(out, dtype=dtype or a._data.dtype))
 
     @staticmethod
@@ -115,7 +125,7 @@ class MeanAll(Mean):
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over ``dim`` (all elements if None; ``torch.mean``)."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
-    if dim is None:
+    if dim is None and not keepdim:
         return MeanAll.apply(a, _dims(None, a._data.ndim), False, np_dtype)
     return Mean.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
@@ -139,11 +149,29 @@ def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- variance
-def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool) -> np.ndarray:
-    """NumPy's variance, quietly: too few elements give inf or nan, as in PyTorch (which warns itself)."""
+@contextlib.contextmanager
+def _silent() -> Iterator[None]:
+    """NumPy's RuntimeWarnings silenced ("Mean of empty slice", 0/0): PyTorch gives nan without them."""
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool) -> np.ndarray:
+    """NumPy's variance, quietly: too few elements give inf or nan, as in PyTorch (which warns itself,
+    :func:`_warn_degrees_of_freedom`)."""
+    with _silent():
         return np.var(x, axis=dims, ddof=correction, keepdims=keepdim)
+
+
+def _warn_degrees_of_freedom(name: str, a: Tensor, dims: tuple[int, ...], correction: float,
+                             stacklevel: int = 3) -> None:
+    """PyTorch's warning when var/std divide by ``n - correction <= 0`` (the result is then inf or nan)."""
+    kept = int(np.prod([n for d, n in enumerate(a._data.shape) if d not in dims]))
+    if a._data.size // (kept or 1) - correction <= 0:  # PyTorch counts input numel / output numel
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=stacklevel)
 
 
 def _degrees_of_freedom(a: Tensor, dims: tuple[int, ...], correction: int) -> float:
@@ -174,13 +202,16 @@ class Var(Function):
         (a,) = ctx.saved_tensors
         centered = a - a.mean(ctx.dims, keepdim=True)
         g = _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * centered * (2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)), None, None, None
+        scale = 2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)
+        return MulNumber.apply(g, scale) * centered, None, None, None  # grouped as PyTorch's var_backward
 
 
 def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
         correction: int | None = None) -> Tensor:
     """The variance over ``dim``, divided by ``n - correction`` (default 1; 0 with ``unbiased=False``)."""
-    return Var.apply(a, _dims(dim, a._data.ndim), keepdim, _correction(unbiased, correction))
+    dims, correction = _dims(dim, a._data.ndim), _correction(unbiased, correction)
+    _warn_degrees_of_freedom("var", a, dims, correction)
+    return Var.apply(a, dims, keepdim, correction)
 
 
 class Std(Function):
@@ -201,16 +232,19 @@ class Std(Function):
         centered = a - a.mean(ctx.dims, keepdim=True)
         # d std = d var / (2 std); where std is 0 PyTorch gives 0, not grad / 0
         zero = out._data == 0
-        per_out = grad / out.masked_fill(_const(zero), 1.0)
+        per_out = grad / (out.masked_fill(_const(zero), 1.0) * 2)
         per_out = per_out.masked_fill(_const(zero), 0.0)
         g = _expand_back(per_out, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * centered / _degrees_of_freedom(a, ctx.dims, ctx.correction), None, None, None
+        scale = 2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)
+        return MulNumber.apply(g, scale) * centered, None, None, None  # as var's, of grad / (2 std)
 
 
 def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
         correction: int | None = None) -> Tensor:
     """The standard deviation over ``dim``: the square root of :func:`var`."""
-    return Std.apply(a, _dims(dim, a._data.ndim), keepdim, _correction(unbiased, correction))
+    dims, correction = _dims(dim, a._data.ndim), _correction(unbiased, correction)
+    _warn_degrees_of_freedom("std", a, dims, correction)
+    return Std.apply(a, dims, keepdim, correction)
 
 
 class VarMean(Function):
@@ -223,7 +257,7 @@ class VarMean(Function):
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         v = _np_var(a._data, dims, correction, keepdim)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
         return Tensor._make(np.asarray(v, dtype=dt)), Tensor._make(np.asarray(m, dtype=dt))
@@ -248,7 +282,7 @@ class StdMean(Function):
                 correction: float) -> tuple[Tensor, Tensor]:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
         s = np.sqrt(_np_var(a._data, dims, correction, keepdim))
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
         std_out = Tensor._make(np.asarray(s, dtype=dt))
@@ -277,10 +311,7 @@ def _moments(name: str, cls: type[Function], a: Tensor, dim: Any, unbiased: Any,
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
-    if count - correction <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    _warn_degrees_of_freedom(name, a, dims, correction, stacklevel=4)
     return cls.apply(a, dims, keepdim, correction)
 
 
@@ -297,6 +328,21 @@ def std_mean(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = F
 
 
 # ---------------------------------------------------------------------------- max, min
+def _check_reducible(name: str, a: Tensor, dims: Any = None) -> None:
+    """PyTorch's errors for a reduction without identity (max, argmax, amax, ...) over nothing:
+    over every element (``dims`` None) of an empty tensor, or along a dim of size 0 (named as given)."""
+    if a._data.size:
+        return
+    if dims is None:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument."
+        )
+    for d in (dims,) if isinstance(dims, (int, np.integer)) else dims:
+        if a._data.shape[_wrap_dim(int(d), a._data.ndim)] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 class _ExtremeAll(Function):
     """max()/min() over everything: the gradient is shared evenly among tied elements."""
 
@@ -305,11 +351,7 @@ class _ExtremeAll(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor) -> Tensor:
-        if a._data.size == 0:
-            raise RuntimeError(
-                f"{cls.reduce.__name__}(): Expected reduction dim to be specified for input.numel() "
-                "== 0. Specify the reduction dim with the 'dim' argument."
-            )
+        _check_reducible(cls.reduce.__name__, a)
         out = Tensor._make(np.asarray(cls.reduce(a._data)))
         ctx.save_for_backward(a, out)
         return out
@@ -334,24 +376,29 @@ class MinAll(_ExtremeAll):
 class _ExtremeDim(Function):
     """max(dim)/min(dim): values and indices; the gradient goes to the selected element."""
 
+    saved_names = ("indices",)
     pick = staticmethod(np.argmax)
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
         data = a._data if a._data.ndim else a._data.reshape(1)  # 0-d: its one element, result 0-d
+        _check_reducible(cls.reduce_name, a, (dim,) if a._data.ndim else None)
         keepdim = keepdim and a._data.ndim > 0
         idx = np.expand_dims(cls.pick(data, axis=dim), dim)
         values = np.take_along_axis(data, idx, axis=dim)
         if not keepdim:
             values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
-        ctx.shape, ctx.dim, ctx.keepdim, ctx.idx = data.shape, dim, keepdim, idx
+        ctx.shape, ctx.dim, ctx.keepdim = data.shape, dim, keepdim
+        ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         indices = Tensor._make(idx.astype(np.int64))
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)  # saved, so that a second backward raises once it is freed
         return Tensor._make(values), indices
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
-        idx = ctx.idx if ctx.keepdim else np.expand_dims(ctx.idx, ctx.dim)
+        (indices,) = ctx.saved_tensors
+        idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
         mask = np.zeros(ctx.shape, dtype=bool)
         np.put_along_axis(mask, idx, True, axis=ctx.dim)
         g = _expand_back(grad, ctx.shape, (ctx.dim,), ctx.keepdim)
@@ -361,11 +408,13 @@ class _ExtremeDim(Function):
 class MaxDim(_ExtremeDim):
     node_name = "MaxBackward0"
     pick = staticmethod(np.argmax)
+    reduce_name = "max"
 
 
 class MinDim(_ExtremeDim):
     node_name = "MinBackward0"
     pick = staticmethod(np.argmin)
+    reduce_name = "min"
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -415,8 +464,10 @@ class Amax(_Amax):
 
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    """The largest values over ``dim``; ties share the gradient (``torch.amax``)."""
-    return Amax.apply(a, _dims(dim if dim != () else None, a._data.ndim), keepdim)
+    """The largest values over ``dim`` (all if empty); ties share the gradient (``torch.amax``)."""
+    dims = _dims(dim, a._data.ndim)
+    _check_reducible("amax", a, None if _no_dims(dim) else dim)
+    return Amax.apply(a, dims, keepdim)
 
 
 class Amin(_Amax):
@@ -425,8 +476,10 @@ class Amin(_Amax):
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    """The smallest values over ``dim``; ties share the gradient (``torch.amin``)."""
-    return Amin.apply(a, _dims(dim if dim != () else None, a._data.ndim), keepdim)
+    """The smallest values over ``dim`` (all if empty); ties share the gradient (``torch.amin``)."""
+    dims = _dims(dim, a._data.ndim)
+    _check_reducible("amin", a, None if _no_dims(dim) else dim)
+    return Amin.apply(a, dims, keepdim)
 
 
 class Aminmax(Function):
@@ -468,20 +521,29 @@ def aminmax(a: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
     return AminmaxResult(*Aminmax.apply(a, (d,) if a._data.ndim else (), keepdim))
 
 
+def _arg_extreme(name: str, pick: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """argmax/argmin: over every element (a flat index) or along one dim; not differentiable."""
+    if dim is None:
+        if a._data.size == 0:  # an IndexError here, unlike max()'s RuntimeError
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return Tensor._make(np.asarray(pick(a._data, keepdims=keepdim), dtype=np.int64))
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = _wrap_dim(int(dim), a._data.ndim)
+    if a._data.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
+    _check_reducible(name, a, (d,))
+    return Tensor._make(pick(a._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element, over all or along ``dim`` (``torch.argmax``)."""
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(a._data), dtype=np.int64))
-    d = _wrap_dim(dim, a._data.ndim)
-    return Tensor._make(np.argmax(a._data, axis=d, keepdims=keepdim).astype(np.int64))
+    return _arg_extreme("argmax", np.argmax, a, dim, keepdim)
 
 
 def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element, over all or along ``dim`` (``torch.argmin``)."""
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmin(a._data), dtype=np.int64))
-    d = _wrap_dim(dim, a._data.ndim)
-    return Tensor._make(np.argmin(a._data, axis=d, keepdims=keepdim).astype(np.int64))
+    return _arg_extreme("argmin", np.argmin, a, dim, keepdim)
 
 
 # ---------------------------------------------------------------------------- prod
@@ -527,7 +589,7 @@ class ProdDim(Function):
     def forward(ctx: Any, a: Tensor, dim: int, keepdim: bool, dtype: Any) -> Tensor:
         x = a._data
         keepdim = keepdim and x.ndim > 0
-        out = np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype) if x.ndim else np.asarray(x, dtype=dtype)
+        out = np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype) if x.ndim else np.array(x, dtype=dtype)
         result = Tensor._make(np.asarray(out))
         ctx.save_for_backward(a, result)
         ctx.dim, ctx.keepdim = dim, keepdim
@@ -636,6 +698,9 @@ def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{dtypes.scalar_type_name(a._data.dtype)}"
         )
+    if a._data.size == 0 and (p < 0 or p == float("inf")):  # min, max, 1/sum(1/|x|) of nothing
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {float(p):g} norm on an empty tensor "
+                           "because the operation does not have an identity")
     return LinalgVectorNorm.apply(a, float(p), _dims(dim, a._data.ndim), keepdim)
 
 
@@ -689,8 +754,8 @@ def dist(a: Tensor, other: Tensor, p: Any = 2, *, _method: bool = False) -> Tens
 # ---------------------------------------------------------------------------- any, all, count nonzero
 def _logical_reduce(fn: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
     x = a._data
-    dims = _dims(dim, x.ndim)
-    out = np.asarray(fn(x, axis=dims, keepdims=keepdim and dim is not None))
+    dims = () if _no_dims(dim) else _dims(dim, x.ndim)  # any/all over no dim reduce nothing (PyTorch)
+    out = np.asarray(fn(x, axis=dims, keepdims=keepdim))
     return Tensor._make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 

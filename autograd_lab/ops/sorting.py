@@ -1,4 +1,4 @@
-"""Sorting and order statistics: sort, argsort, topk, median.
+"""Sorting and order statistics: sort, argsort, topk, median; unique.
 
 Backward sends each output value's gradient to the element it was taken from (zeros elsewhere):
 :func:`_select_back`, a scatter into zeros.
@@ -188,3 +188,49 @@ def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if a._data.ndim and a._data.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     return MedianResult(*MedianDim.apply(a, d, keepdim))
+
+
+# ---------------------------------------------------------------------------- unique
+class Unique(Function):
+    """The distinct values (sorted), where each element went, and how often each value occurs.
+
+    PyTorch records this node but has no derivative for it: backward through it raises.
+    """
+
+    node_name = "Unique2Backward0"
+    op_name = "_unique2"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int | None) -> tuple[Tensor, Tensor, Tensor]:
+        x = a._data
+        if dim is None:  # NaNs stay apart (NaN != NaN), as in PyTorch
+            values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, equal_nan=False)
+            inverse = inverse.reshape(x.shape)
+        else:
+            values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
+            inverse = inverse.reshape(-1)
+        inverse, counts = Tensor._make(inverse.astype(np.int64)), Tensor._make(counts.astype(np.int64))
+        ctx.mark_non_differentiable(inverse, counts)
+        return Tensor._make(values), inverse, counts
+
+    @classmethod
+    def backward(cls, ctx: Any, *grads: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{cls.op_name}' is not implemented.")
+
+
+class UniqueDim(Unique):
+    node_name = "UniqueDimBackward0"
+    op_name = "unique_dim"
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim: int | None = None) -> Any:
+    """The sorted distinct values of ``input`` (of its slices along ``dim``), with the index of each
+    element's value (``return_inverse``) and each value's count (``return_counts``): ``torch.unique``.
+    Like PyTorch on the CPU, the values come sorted even with ``sorted=False``."""
+    if dim is None:
+        values, inverse, counts = Unique.apply(input, None)
+    else:
+        values, inverse, counts = UniqueDim.apply(input, _wrap_dim(dim, input.ndim))
+    extra = ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return (values, *extra) if extra else values

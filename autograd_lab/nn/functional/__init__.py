@@ -32,6 +32,7 @@ from .activation import (
     prelu,
     relu,
     relu6,
+    relu_,
     sigmoid,
     silu,
     softmax,
@@ -68,6 +69,6 @@ __all__ = [
     "kl_div", "l1_loss", "layer_norm", "layer_norm", "leaky_relu", "leaky_relu", "leaky_relu_",
     "leaky_relu_", "linear", "log_softmax", "max_pool1d", "max_pool1d", "max_pool2d", "max_pool2d", "mish",
     "mish", "mse_loss", "nll_loss", "normalize", "normalize", "one_hot", "pad", "pad", "prelu", "prelu",
-    "relu", "relu6", "relu6", "sigmoid", "silu", "silu", "smooth_l1_loss", "smooth_l1_loss", "softmax",
-    "softplus", "softplus", "softsign", "softsign", "tanh",
+    "relu", "relu6", "relu6", "relu_", "sigmoid", "silu", "silu", "smooth_l1_loss", "smooth_l1_loss",
+    "softmax", "softplus", "softplus", "softsign", "softsign", "tanh",
 ]

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...dtypes import scalar_type_name
 from ...grad_mode import is_grad_enabled
-from ...ops.promotion import _const
+from ...ops.promotion import _UNDEFINED, _const  # noqa: F401 (re-exported to the nn ops)
 from ...tensor import Tensor
 
 
@@ -22,8 +22,6 @@ def _keep(ctx: Any, **scalars: Any) -> None:
         setattr(ctx, "_saved_" + key, value)
 
 
-# Stands for a missing weight or bias: PyTorch's node has an edge (None, 0) for each of them.
-_UNDEFINED = Tensor._make(np.empty((0,), dtype=np.float32))
 
 
 def _require_float(t: Tensor, kernel: str) -> None:

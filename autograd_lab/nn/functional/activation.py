@@ -30,6 +30,7 @@ from ...function import Function
 from ...ops import comparison, logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
 from ...ops.promotion import _const
+from ...ops.scalar import AddNumber
 from ...tensor import Tensor
 from ._node import (
     _inplace_backward_check,
@@ -44,6 +45,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return in_place(input, pointwise.relu)
     return pointwise.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` in place (``F.relu_``)."""
+    return relu(input, inplace=True)
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -100,7 +106,28 @@ class LeakyRelu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (x,) = ctx.saved_tensors
-        return grad * _const(np.where(x._data > 0, 1, ctx.slope).astype(grad._data.dtype)), None
+        return LeakyReluBackward.apply(grad, x, ctx.slope), None
+
+
+class LeakyReluBackward(Function):
+    """leaky_relu's derivative: ``grad`` where ``x > 0``, ``negative_slope * grad`` elsewhere. One node,
+    recorded as PyTorch's with ``create_graph=True``; its derivative by ``x`` is 0."""
+
+    node_name = "LeakyReluBackwardBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, slope: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        _keep(ctx, negative_slope=slope)
+        g = grad._data
+        return Tensor._make(np.where(x._data > 0, g, g * g.dtype.type(slope)).astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
+        (x,) = ctx.saved_tensors
+        return LeakyReluBackward.apply(gg, x, ctx.slope), Tensor._make(np.zeros_like(gg._data)), None
 
 
 class LeakyReluResult(Function):
@@ -264,7 +291,7 @@ class Silu(Function):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
         s = pointwise.sigmoid(x)
-        return grad * (s * (x * (1 - s) + 1))
+        return grad * s * AddNumber.apply(x * (1 - s), 1)  # grouped as PyTorch's silu_backward
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -411,7 +438,29 @@ class Hardtanh(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         (x,) = ctx.saved_tensors
-        return grad * _mask((x._data > ctx.lo) & (x._data < ctx.hi), grad), None, None
+        return HardtanhBackward.apply(grad, x, ctx.lo, ctx.hi), None, None
+
+
+class HardtanhBackward(Function):
+    """hardtanh's derivative: ``grad`` strictly inside ``(min_val, max_val)``, else 0. One node,
+    recorded as PyTorch's with ``create_graph=True``; its derivative by ``x`` is 0."""
+
+    node_name = "HardtanhBackwardBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, lo: float, hi: float) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        _keep(ctx, min_val=lo, max_val=hi)
+        inside = (x._data > lo) & (x._data < hi)
+        return Tensor._make(np.where(inside, grad._data, 0).astype(grad._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None, None]:
+        (x,) = ctx.saved_tensors
+        return (HardtanhBackward.apply(gg, x, ctx.lo, ctx.hi), Tensor._make(np.zeros_like(gg._data)),
+                None, None)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,

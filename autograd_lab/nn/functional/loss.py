@@ -25,6 +25,7 @@ from ...dtypes import Size, scalar_type_name
 from ...function import Function
 from ...ops import comparison, logarithmic, pointwise
 from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
+from ...ops.scalar import AddNumber, DivNumber, MulNumber
 from ...tensor import Tensor
 from ._node import (
     _keep,
@@ -139,50 +140,64 @@ class NllLoss(Function):
 
     The loss of sample i is ``-w[t_i] * logp[i, t_i]``; ``mean`` divides the sum by the sum of the
     weights ``w[t_i]`` (the number of samples without ``weight``); targets equal to ``ignore_index``
-    count for nothing. The gradient is the constant ``-w[t_i] / total`` at the target positions.
+    count for nothing (and get a zero gradient). The gradient is ``-w[t_i] / total`` at the target
+    positions. The node shows PyTorch's ``_saved_self``, ``_saved_target``, ``_saved_weight``,
+    ``_saved_total_weight``, ``_saved_ignore_index`` and ``_saved_reduction``. Target and weight are
+    no inputs of the node (PyTorch's has one edge, to the log-probabilities): they come boxed.
     """
 
     node_name = "NllLossBackward0"
+    saved_names = ("self", "target", "weight", "total_weight")
 
     @staticmethod
-    def forward(ctx: Any, logp: Tensor, target: np.ndarray, weight: np.ndarray | None, reduction: str,
-                ignore_index: int) -> Tensor:
-        lp = logp._data
-        class_dim = 1 if lp.ndim >= 2 else 0
-        classes = lp.shape[class_dim]
-        rows = np.moveaxis(lp, class_dim, -1).reshape(-1, classes)
+    def _rows(logp: np.ndarray, target: np.ndarray, weight: Tensor | None,
+              ignore_index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The row indices, target classes and weights of the kept (not ignored) samples."""
+        classes = logp.shape[1 if logp.ndim >= 2 else 0]
         t = target.reshape(-1).astype(np.int64)
-        keep = t != ignore_index
-        bad = keep & ((t < 0) | (t >= classes))
+        kept = np.flatnonzero(t != ignore_index)
+        t = t[kept]
+        bad = (t < 0) | (t >= classes)
         if bad.any():
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-        safe = np.where(keep, t, 0)
-        w = (weight[safe] if weight is not None else np.ones(t.shape, lp.dtype)) * keep
-        w = w.astype(lp.dtype, copy=False)
-        losses = -w * rows[np.arange(rows.shape[0]), safe]
+        w = weight._data[t] if weight is not None else np.ones(t.shape)
+        return kept, t, w.astype(logp.dtype, copy=False)
+
+    @staticmethod
+    def forward(ctx: Any, logp: Tensor, boxed: tuple, reduction: str, ignore_index: int) -> Tensor:
+        target, weight = boxed
+        lp = logp._data
+        class_dim = 1 if lp.ndim >= 2 else 0
+        rows = np.moveaxis(lp, class_dim, -1).reshape(-1, lp.shape[class_dim])
+        kept, t, w = NllLoss._rows(lp, target._data, weight, ignore_index)
+        losses = np.zeros(rows.shape[0], lp.dtype)
+        losses[kept] = -w * rows[kept, t]
+        total = np.asarray(w.sum() if reduction != "none" else 0, lp.dtype)
         if reduction == "none":
-            total = np.ones((), lp.dtype)
             out = losses.reshape(target.shape)
         elif reduction == "sum":
-            total = np.ones((), lp.dtype)
             out = losses.sum()
         else:
-            total = w.sum()
-            with np.errstate(invalid="ignore", divide="ignore"):
+            with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0 / 0 = nan, as PyTorch
                 out = losses.sum() / total
-        coef = np.zeros_like(rows)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            coef[np.arange(rows.shape[0]), safe] = -w / total
-        moved = np.moveaxis(lp, class_dim, -1).shape
-        ctx.coef = np.moveaxis(coef.reshape(moved), -1, class_dim)
-        ctx.class_dim, ctx.reduction = class_dim, reduction
+        ctx.save_for_backward(logp, target, weight, Tensor._make(total))
+        ctx.class_dim, ctx.reduction, ctx.ignore_index = class_dim, reduction, ignore_index
+        _keep(ctx, ignore_index=ignore_index % 2**64, reduction=_REDUCTION_ENUM[reduction])
         return Tensor._make(np.asarray(out, dtype=lp.dtype))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
-        if ctx.reduction == "none" and ctx.coef.ndim >= 2:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        logp, target, weight, total = ctx.saved_tensors
+        lp = logp._data
+        moved = np.moveaxis(lp, ctx.class_dim, -1).shape
+        kept, t, w = NllLoss._rows(lp, target._data, weight, ctx.ignore_index)
+        coef = np.zeros((int(np.prod(moved[:-1])), moved[-1]), lp.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coef[kept, t] = -w / total._data if ctx.reduction == "mean" else -w
+        coef = np.moveaxis(coef.reshape(moved), -1, ctx.class_dim)
+        if ctx.reduction == "none" and coef.ndim >= 2:
             grad = grad.unsqueeze(ctx.class_dim)
-        return grad * Tensor._make(ctx.coef), None, None, None, None
+        return grad * Tensor._make(coef), None, None, None
 
 
 class NllLoss2d(NllLoss):
@@ -191,15 +206,15 @@ class NllLoss2d(NllLoss):
     node_name = "NllLoss2DBackward0"
 
 
-def _nll(logp: Tensor, target: Tensor, weight: np.ndarray | None, reduction: str,
+def _nll(logp: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
          ignore_index: int) -> Tensor:
     """Pick PyTorch's node: ``NllLoss`` up to 2-D, ``NllLoss2D`` beyond (other ranks viewed as 4-D)."""
     if logp.ndim <= 2:
-        return NllLoss.apply(logp, target._data, weight, reduction, ignore_index)
+        return NllLoss.apply(logp, (target, weight), reduction, ignore_index)
     if logp.ndim == 4:
-        return NllLoss2d.apply(logp, target._data, weight, reduction, ignore_index)
+        return NllLoss2d.apply(logp, (target, weight), reduction, ignore_index)
     n, c = logp.shape[:2]
-    out = NllLoss2d.apply(logp.view(n, c, 1, -1), target._data.reshape(n, 1, -1), weight, reduction,
+    out = NllLoss2d.apply(logp.view(n, c, 1, -1), (target.reshape(n, 1, -1), weight), reduction,
                           ignore_index)
     return out.view(*target.shape) if reduction == "none" else out
 
@@ -228,7 +243,7 @@ def _check_class_targets(input: Tensor, target: Tensor) -> None:
                            f"{scalar_type_name(target.dtype)}")
 
 
-def _check_weight(weight: Tensor | None, classes: int) -> np.ndarray | None:
+def _check_weight(weight: Tensor | None, classes: int) -> Tensor | None:
     if weight is None:
         return None
     if weight.ndim != 1 or weight.shape[0] != classes:
@@ -236,7 +251,7 @@ def _check_weight(weight: Tensor | None, classes: int) -> np.ndarray | None:
             f"weight tensor should be defined either for all {classes} classes or no classes but got "
             f"weight tensor of shape: {list(weight.shape)}"
         )
-    return weight._data
+    return weight
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -268,9 +283,8 @@ def cross_entropy(
     shape). Computed stably as ``nll_loss(log_softmax(input, 1), target)``: the graph shows
     ``NllLossBackward0`` over ``LogSoftmaxBackward0``, as PyTorch's.
 
-    Deviation: with ``label_smoothing`` or probability targets the value matches PyTorch but a few
-    node names differ (``MulBackward0``/``DivBackward0`` where PyTorch records the ``...Backward1``
-    variants of multiplying or dividing by a number).
+    With ``label_smoothing`` or probability targets, the graph has PyTorch's ``MulBackward1``,
+    ``AddBackward1`` and ``DivBackward1`` (multiplying, adding, dividing by a number inside the op).
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -305,7 +319,7 @@ def cross_entropy(
         smooth = smooth.sum() / float(total)
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
+    return MulNumber.apply(nll, 1 - label_smoothing) + MulNumber.apply(smooth, label_smoothing / classes)
 
 
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor | None,
@@ -313,7 +327,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
     classes = input.shape[class_dim]
     logp = logarithmic.log_softmax(input, class_dim)
     if label_smoothing > 0.0:
-        target = target * (1 - label_smoothing) + label_smoothing / classes
+        target = AddNumber.apply(MulNumber.apply(target, 1 - label_smoothing), label_smoothing / classes)
     terms = logp * target
     if weight is not None:
         _check_weight(weight, classes)
@@ -326,7 +340,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
         return -terms.sum()
     if input.numel() == 0:
         return -terms.sum() * float("nan")
-    return -terms.sum() / (input.numel() / classes)
+    return DivNumber.apply(-terms.sum(), input.numel() / classes)
 
 
 # ---------------------------------------------------------------------------- binary cross entropy
