@@ -112,12 +112,14 @@ from .ops.indexing import (
     gather,
     index_add,
     index_copy,
+    index_put,
     index_select,
     masked_select,
     narrow,
     nonzero,
     scatter,
     scatter_add,
+    select,
     take,
 )
 from .ops.linalg import (
@@ -218,6 +220,7 @@ from .ops.scan import (
 from .ops.shape import (
     cat,
     chunk,
+    concat,
     diag,
     flip,
     hstack,

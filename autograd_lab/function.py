@@ -483,13 +483,12 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         if _GRAD.enabled and not INFERENCE_MODE.enabled:
-            for a in args:
+            for a in args:  # a view made in no_grad mode of a tensor that requires grad requires grad
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None
-                                              or a._view_meta is not None and a.grad_fn is not None):
+                                              or a._view_meta is not None and a.requires_grad):
                     return _record(cls, args, kwargs)
-            out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
-        else:  # grad mode off, as in every backward formula without create_graph: the common case
-            out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
+        # Nothing to record (as in every backward formula without create_graph): the forward alone.
+        out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
         off = not _GRAD.enabled  # views made in no_grad mode must not change in place
         if type(out) is Tensor:
             if out._view_meta is not None:

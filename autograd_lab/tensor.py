@@ -230,8 +230,9 @@ class Tensor:
         return self.grad_fn is None
 
     @property
-    def requires_grad(self) -> bool:
-        return self._requires_grad or self.grad_fn is not None
+    def requires_grad(self) -> bool:  # a view of a tensor that requires grad does too (as in PyTorch)
+        return (self._requires_grad or self.grad_fn is not None
+                or self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
@@ -405,7 +406,7 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))  # as PyTorch: the rows are the views unbind returns
 
     def __repr__(self) -> str:
         return tensor_repr(self)

@@ -37,8 +37,9 @@ def test_contiguous_copies_only_what_is_not_in_row_major_order():
 def test_whole_tensor_writes_record_pytorchs_nodes():
     x = al.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 1
-    y.fill_(al.tensor(4.0))
-    assert y.tolist() == [4.0] * 3 and y.grad_fn.name() == "FillBackward2"
+    y.fill_(al.tensor(4.0))  # a 0-d tensor: FillBackward3 (FillBackward2 is fill_ of a number)
+    assert y.tolist() == [4.0] * 3 and y.grad_fn.name() == "FillBackward3"
+    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == ["MulBackward0", "NoneType"]
     z = x * 1
     z.copy_(al.tensor([7.0]))  # broadcast into z's shape
     assert z.tolist() == [7.0] * 3 and z.grad_fn.name() == "CopyBackwards"

@@ -92,22 +92,31 @@ def test_setitem_on_non_leaf_records_copyslices():
     assert x.grad.tolist() == [2.0, 0.0, 2.0] and v.grad.item() == 3.0
 
 
-@pytest.mark.parametrize("key, node", [
-    ((1,), "CopySlices"), ((slice(1, None),), "CopySlices"), ((None,), "CopySlices"),
-    ((Ellipsis,), "CopyBackwards"), ((slice(None),), "CopyBackwards"),
-    (([0, 2],), "IndexPutBackward0"),
-])
-def test_setitem_node_names(key, node):
-    x = f64([1.0, 2.0, 3.0])
-    y = x * 1
-    y[key] = 0.0
-    assert name(y.grad_fn) == node
-
-
 LIBS = [pytest.param(al, id="autograd_lab"),
         pytest.param(real_torch, id="torch", marks=[
             pytest.mark.torch,
             pytest.mark.skipif(real_torch is None, reason="PyTorch is not installed")])]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("key, node, node_of_vector", [
+    ((1,), "CopySlices", None), ((slice(1, None),), "CopySlices", "CopySlices"),
+    ((None,), "CopySlices", "CopySlices"),
+    # a key that selects everything: fill_ of a number or 0-d tensor, copy_ of a tensor (PyTorch 2.13)
+    ((Ellipsis,), "FillBackward3", "CopyBackwards"), ((slice(None),), "FillBackward3", "CopyBackwards"),
+    ((slice(0, 5),), "FillBackward3", "CopyBackwards"),
+    ((slice(-3, None),), "CopySlices", "CopySlices"),  # PyTorch skips only a slice written from 0
+    (([0, 2],), "IndexPutBackward0", None),
+    ((0, [0, 1]), "CopySlices", None),  # the index tensor written into the view y[0]
+])
+def test_setitem_node_names(lib, key, node, node_of_vector):
+    x = lib.tensor([[1.0, 2.0, 3.0]] * 3, dtype=lib.float64, requires_grad=True)
+    y = x * 1
+    y[key] = 0.0
+    assert name(y.grad_fn) == node
+    if node_of_vector is not None:
+        y[key] = lib.zeros(3, dtype=lib.float64)
+        assert name(y.grad_fn) == node_of_vector
 
 
 def kinds(node) -> list[str]:
@@ -398,3 +407,51 @@ def test_views_changed_in_place_leave_no_reference_cycles():
         assert [r() for r in refs] == [None] * len(refs)
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_an_input_that_overlaps_the_written_tensor_in_part_is_refused(lib):
+    message = ("^unsupported operation: some elements of the input tensor and the written-to tensor refer "
+               r"to a single memory location. Please clone\(\) the tensor before performing the operation.$")
+    for op in [lambda x: x.mul_(x[-1]), lambda x: x.add_(x[1:2]),
+               lambda x: x.view(2, 2).add_(x.view(2, 2).t())]:
+        x = lib.arange(4.0)
+        with pytest.raises(RuntimeError, match=message):
+            op(x)
+        assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    x = lib.arange(4.0)
+    x *= x  # the very same memory: fine
+    x[2:].add_(x[:2])  # disjoint: fine
+    assert x.tolist() == [0.0, 1.0, 4.0, 10.0]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_saved_tensor_modified_error_names_copyslices(lib):
+    x = lib.ones(3, requires_grad=True)
+    y = x * 1
+    y[0] = 2.0
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"
+    z = y * y
+    y[1] = 3.0
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of torch::"
+                                           "autograd::CopySlices, is at version 2; expected version 1"):
+        z.sum().backward()
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("write", ["slice", "index", "all", "view", "copy"])
+def test_overwritten_elements_get_a_zero_gradient_not_minus_zero(lib, write):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    if write == "slice":
+        y[1:] = -1.0
+    elif write == "index":
+        y[[0, 2]] = -1.0
+    elif write == "all":
+        y[...] = -1.0
+    elif write == "view":
+        y[:2].fill_(-1.0)
+    else:
+        y.copy_(lib.tensor([-1.0, -1.0, -1.0]))
+    (y * -1.0).sum().backward()  # a negative gradient reaches the overwritten elements
+    assert "-0." not in repr(x.grad)

@@ -105,6 +105,11 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------- writes of a whole tensor: zero, fill, copy
+def _zeros(grad: Tensor) -> Tensor:
+    """The gradient of an overwritten value: zeros (``grad * 0`` would give -0.0 where grad < 0)."""
+    return Tensor._make(np.zeros_like(grad._data))
+
+
 class Zero(Function):
     node_name = "ZeroBackward0"
 
@@ -114,7 +119,7 @@ class Zero(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad * 0
+        return _zeros(grad)
 
 
 def zero_like(a: Tensor) -> Tensor:
@@ -132,18 +137,43 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return grad * 0, None
+        return _zeros(grad), None
+
+
+class FillWith(Function):
+    """``fill_`` with a 0-d tensor: it gets the gradient of every element it filled."""
+
+    node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Tensor) -> Tensor:
+        return Tensor._make(np.array(np.broadcast_to(value._data.astype(a._data.dtype), a._data.shape)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return _zeros(grad), grad.sum()
+
+
+def fill_with(a: Tensor, value: Tensor) -> Tensor:
+    """The 0-d tensor ``value`` in ``a``'s shape and dtype, recorded as ``FillBackward3``."""
+    return FillWith.apply(a, value)
 
 
 def fill_like(a: Tensor, value: Any) -> Tensor:
-    """``value`` in ``a``'s shape and dtype, recorded as ``FillBackward2`` (what ``fill_`` writes)."""
+    """``value`` in ``a``'s shape and dtype, recorded as ``FillBackward2`` (what ``fill_`` writes) for a
+    number, ``FillBackward3`` for a 0-d tensor."""
     if isinstance(value, Tensor):
-        value = value._data
+        return FillWith.apply(a, value)
     return Fill.apply(a, value)
 
 
 def fill_(t: Tensor, value: Any) -> Tensor:
     """``t.fill_(value)``: every element of ``t`` set to ``value`` (a number or a 0-d tensor), in place."""
+    if isinstance(value, Tensor):  # recorded with an edge to value
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return inplace(t, fill_with, value)
     return inplace(t, lambda s: fill_like(s, value))
 
 
@@ -164,7 +194,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        return grad * 0, grad  # the node sums the gradient back to src's shape and dtype
+        return _zeros(grad), grad  # the node sums the gradient back to src's shape and dtype
 
 
 def copy_from(a: Tensor, src: Any) -> Tensor:

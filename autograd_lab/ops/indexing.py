@@ -19,8 +19,9 @@ from .. import dtypes, grad_mode
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
-from .copies import copy_from
-from .inplace import inplace
+from .comparison import masked_fill
+from .copies import copy_from, fill_with
+from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace
 from .promotion import as_operand, broadcast_shape
 from .view import Alias, Unsqueeze, View, _view, expand
 
@@ -99,12 +100,25 @@ class Select(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int, index: int) -> Tensor:
         ctx.shape = a._data.shape
-        ctx.key = (slice(None),) * dim + (index,)
+        # the trailing Ellipsis keeps a 0-d result a view (NumPy gives a copied scalar without it)
+        ctx.key = (slice(None),) * dim + (index, Ellipsis)
         return _view(a, a._data[ctx.key])
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+
+
+def select(a: Tensor, dim: int, index: int) -> Tensor:
+    """The view ``a[..., index]`` along ``dim``, that dimension removed (``torch.select``)."""
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, a.ndim)
+    size = a._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {_sizes(a._data.shape)} "
+                         f"at dimension {d}")
+    return Select.apply(a, d, index % size)
 
 
 class Slice(Function):
@@ -123,6 +137,18 @@ class Slice(Function):
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The view ``a[..., start:start + length]`` along ``dim`` (``torch.narrow``)."""
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = _wrap_dim(dim, a.ndim)
+    size = a._data.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return Slice.apply(a, dim, slice(start, start + length))
 
 
@@ -131,19 +157,30 @@ def _index_part(k: Any) -> Any:
         return k._data
     if isinstance(k, list):
         return np.asarray([_index_part(x) for x in k])
+    if isinstance(k, bool):  # x[True] is x[None]; x[False] the same, then empty
+        return np.asarray(k)
     return k
 
 
-def _normalize_key(key: Any) -> tuple[tuple, bool]:
+def _is_array(k: Any) -> bool:
+    """Whether a part of a key is an index tensor (a 0-d integer one counts as an integer)."""
+    return isinstance(k, np.ndarray) and (k.ndim > 0 or k.dtype == np.bool_)
+
+
+def _normalize_key(key: Any) -> tuple:
+    """The key as a tuple of ints, slices, None, Ellipsis and NumPy arrays (the index tensors)."""
     if not isinstance(key, tuple):
         key = (key,)
     key = tuple(_index_part(k) for k in key)
-    advanced = any(isinstance(k, np.ndarray) and k.ndim > 0 or isinstance(k, np.ndarray)
-                   and k.dtype == np.bool_ for k in key)
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return key, advanced
+    return key
+
+
+def _takes_all(k: slice, size: int) -> bool:
+    """PyTorch's test for a slice it skips in a key: from 0 (as written), to the end, step 1."""
+    return k.start in (None, 0) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
 
 
 def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
@@ -153,7 +190,79 @@ def _selects_all(shape: tuple[int, ...], key: tuple) -> bool:
     before = key.index(Ellipsis) if Ellipsis in key else len(key)
     dims = list(range(before)) + list(range(len(shape) - (len(key) - before - 1), len(shape)))
     parts = [k for k in key if k is not Ellipsis]
-    return all(k.indices(shape[d]) == (0, shape[d], 1) for k, d in zip(parts, dims))
+    return all(_takes_all(k, shape[d]) for k, d in zip(parts, dims))
+
+
+def _is_mask(k: Any) -> bool:
+    return isinstance(k, np.ndarray) and k.dtype == np.bool_
+
+
+def _width(k: Any) -> int:
+    """How many dimensions of the tensor a part of a key indexes (a mask: as many as it has)."""
+    return k.ndim if _is_mask(k) else 1
+
+
+def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
+    """PyTorch's order of indexing: the ints, slices and None of ``key`` first, as a chain of
+    Select/Slice/Unsqueeze views of ``a``; returns that view and the NumPy key of the index tensors
+    at the dimensions they index in it (empty when there are none)."""
+    specified = builtins.sum(_width(k) for k in key if k is not None and k is not Ellipsis)
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    out, dim, arrays = a, 0, {}  # arrays: the index tensors by the dimension of `out` they start at
+    for k in key:
+        if k is None:
+            out = Unsqueeze.apply(out, dim)
+            dim += 1
+        elif k is Ellipsis:  # (PyTorch accepts more than one: each skips the unindexed dimensions)
+            dim += a.ndim - specified
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not _takes_all(k, out._data.shape[_wrap_dim(dim, out.ndim)]):
+                out = Slice.apply(out, dim, k)
+            dim += 1
+        elif _is_mask(k) and k.ndim == 0:
+            out = Unsqueeze.apply(out, dim)  # True keeps the new dimension's one element, False none
+            arrays[dim] = np.zeros(int(k), dtype=np.int64)
+            dim += 1
+        elif _is_array(k):
+            arrays[dim] = k
+            dim += _width(k)
+        elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
+            k = int(k)
+            size = out._data.shape[_wrap_dim(dim, out.ndim)]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out = Select.apply(out, dim, k)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                f"valid indices (got {type(k).__name__})"
+            )
+    _check_index_tensors(out._data.shape, arrays)
+    index, d = [], 0
+    while arrays and d <= max(arrays):  # slice(None) for the dimensions between the index tensors
+        k = arrays.get(d, slice(None))
+        index.append(k)
+        d += _width(k)
+    return out, tuple(index)
+
+
+def _check_index_tensors(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) -> None:
+    """PyTorch's errors for masks of the wrong shape and index tensors that do not broadcast."""
+    for d, k in arrays.items():
+        for j, size in enumerate(k.shape if _is_mask(k) else ()):
+            if shape[d + j] != size:
+                raise IndexError(f"The shape of the mask {_sizes(k.shape)} at index {j} does not match the "
+                                 f"shape of the indexed tensor {_sizes(shape)} at index {d + j}")
+    # a mask stands for one index tensor per dimension, each as long as its count of True
+    shapes = [(int(k.sum()),) if _is_mask(k) else k.shape for k in arrays.values() for _ in range(_width(k))]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(map(_sizes, shapes))) from None
 
 
 class Index(Function):
@@ -163,7 +272,8 @@ class Index(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
-        ctx.shape, ctx.key = a._data.shape, key
+        ctx.shape = a._data.shape
+        _save_key(ctx, key)
         try:
             return Tensor._make(np.asarray(a._data[key]))
         except IndexError as e:
@@ -171,12 +281,24 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return Scatter.apply(grad, ctx.shape, ctx.key, True), None
+        return Scatter.apply(grad, ctx.shape, _saved_key(ctx), True), None
+
+
+def _save_key(ctx: Any, key: tuple) -> None:
+    """Save a key's index arrays for backward, as PyTorch saves the index tensors: backward frees
+    them, so that a second backward through the node fails."""
+    ctx.save_for_backward(*(Tensor._make(k) for k in key if isinstance(k, np.ndarray)))
+    ctx.layout = tuple(None if isinstance(k, np.ndarray) else k for k in key)
+
+
+def _saved_key(ctx: Any) -> tuple:
+    arrays = iter(ctx.saved_tensors)
+    return tuple(next(arrays)._data if k is None else k for k in ctx.layout)
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
-    """``a[key]``: basic indexing as a chain of Select/Slice/Unsqueeze views, as PyTorch records it;
-    integer or boolean array indices as one ``Index`` op (a copy)."""
+    """``a[key]`` as PyTorch records it: ints, slices and None as a chain of Select/Slice/Unsqueeze
+    views, then the index tensors (integer or boolean) as one ``Index`` op (a copy) of that view."""
     if isinstance(key, slice):  # a[start:stop]: always a SliceBackward0, even when it takes all
         if key.step is not None and key.step <= 0:
             raise ValueError("step must be greater than zero")
@@ -184,38 +306,12 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         return Slice.apply(a, 0, key)
-    key, advanced = _normalize_key(key)
-    if advanced:
-        return Index.apply(a, key)
-    specified = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
-    if specified > a.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    if builtins.sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    out, dim = a, 0
-    for k in key:
-        if k is None:
-            out = Unsqueeze.apply(out, dim)
-            dim += 1
-        elif k is Ellipsis:
-            dim += a.ndim - specified
-        elif isinstance(k, slice):
-            if k.step is not None and k.step <= 0:
-                raise ValueError("step must be greater than zero")
-            if k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
-                out = Slice.apply(out, dim, k)
-            dim += 1
-        elif isinstance(k, (int, np.integer)) or (isinstance(k, np.ndarray) and k.ndim == 0):
-            k = int(k)
-            size = out._data.shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-            out = Select.apply(out, dim, k)
-        else:
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                f"valid indices (got {type(k).__name__})"
-            )
+    if a.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    out, index = _apply_basic(a, _normalize_key(key))
+    if index:
+        return Index.apply(out, index)
     if out is a:  # a[...] or a[:, :]: still a new tensor, a view of a
         return Alias.apply(a)
     return out
@@ -228,71 +324,144 @@ class IndexPut(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
-        out = np.array(a._data, copy=True)
-        try:
-            out[key] = value._data
-        except ValueError:
-            target = np.empty(a._data.shape)[key].shape
-            raise RuntimeError(
-                f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
-                f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
-            ) from None
-        keep = np.ones(a._data.shape, dtype=bool)
-        keep[key] = False
-        ctx.keep, ctx.key = keep, key
+        out = _put(a, value, key)
+        ctx.key = key
         return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
-        grad_a = grad * Tensor._make(ctx.keep.astype(grad._data.dtype))
-        return grad_a, getitem(grad, ctx.key), None
+        return _outside(grad, ctx.key), getitem(grad, ctx.key), None
 
 
-class IndexPutAdvanced(IndexPut):
+def _outside(grad: Tensor, key: tuple) -> Tensor:
+    """``grad`` with zeros at ``key``: the gradient of a tensor whose elements at ``key`` were overwritten."""
+    written = np.zeros(grad._data.shape, dtype=bool)
+    written[key] = True
+    return masked_fill(grad, written, 0)
+
+
+IndexPut._backward_cls.name = CopySlices.name  # the node PyTorch names torch::autograd::CopySlices
+
+
+def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
+    """A copy of ``a``'s data with ``value`` written at ``key``."""
+    out = np.array(a._data, copy=True)
+    try:
+        out[key] = value._data
+    except ValueError:
+        target = np.empty(a._data.shape)[key].shape
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
+            f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+        ) from None
+    return out
+
+
+class IndexPutAdvanced(Function):
     """``t[indices] = value`` with integer or boolean array indices (PyTorch's ``index_put_``)."""
 
     node_name = "IndexPutBackward0"
 
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple, accumulate: bool = False) -> Tensor:
+        if accumulate:  # index_put_(..., accumulate=True): repeated indices add up
+            out = np.array(a._data, copy=True)
+            np.add.at(out, key, value._data)
+        else:
+            out = _put(a, value, key)
+        ctx.accumulate = accumulate
+        _save_key(ctx, key)
+        return Tensor._make(out)
 
-def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
-    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this).
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None, None]:
+        key = _saved_key(ctx)
+        return grad if ctx.accumulate else _outside(grad, key), getitem(grad, key), None, None
+
+
+def index_put(a: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
+    """``a`` with ``a[key] = value`` applied, out of place (the in-place form wraps this); with
+    ``accumulate``, index tensors add ``value`` (``torch.index_put``).
 
     Recorded as PyTorch records it: array indices as one ``IndexPutBackward0``; a basic key as
-    ``CopySlices`` (or, when it selects all of ``a``, a plain copy, ``CopyBackwards``), with the value
-    first brought to the selected shape as PyTorch's ``copy_to`` does (a view without its leading
-    1s, then an expand), unless it has that shape already or is 0-d.
+    ``CopySlices`` (or, when it selects all of ``a``, a plain ``copy_``, or ``fill_`` of a 0-d value),
+    with the value first brought to the selected shape as PyTorch's ``copy_to`` does (a view without
+    its leading 1s, then an expand), unless it has that shape already or is 0-d.
     """
-    key, advanced = _normalize_key(key)
+    key = _normalize_key(key)
     value = as_operand(value, a._data.dtype)
     if value._data.dtype != a._data.dtype:
         value = value.to(a.dtype)
-    if advanced:
-        return IndexPutAdvanced.apply(a, value, key)
+    if any(_is_array(k) for k in key):
+        return IndexPutAdvanced.apply(a, value, key, accumulate)
     target = np.empty(a._data.shape, dtype=np.bool_)[key].shape
     if value._data.shape != target and value._data.ndim > 0:
         shape = value._data.shape
         while shape and shape[0] == 1:
             shape = shape[1:]
         value = expand(View.apply(value, shape), target)
-    if _selects_all(a._data.shape, key):
-        return copy_from(a, value)
+    if _selects_all(a._data.shape, key):  # a plain fill_ or copy_ of a
+        return fill_with(a, value) if value.ndim == 0 else copy_from(a, value)
     return IndexPut.apply(a, value, key)
+
+
+def index_put_(t: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``t[indices] = values`` for a tuple of index tensors, in place; ``accumulate=True`` adds
+    ``values`` instead, repeated indices adding up (``Tensor.index_put_``)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    _check_same_dtype(t, values)
+    if not accumulate:
+        setitem(t, tuple(indices), values)
+        return t
+    return inplace(t, lambda s, v: index_put(s, tuple(indices), v, accumulate=True), values)
+
+
+def _check_same_dtype(t: Tensor, value: Tensor) -> None:
+    if value._data.dtype != t._data.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{_type(t._data)} for the destination and {_type(value._data)} for the source.")
+
+
+def _check_value(t: Tensor, value: Any) -> None:
+    """PyTorch assigns a tensor or a Python number (NumPy's integers and float64, a float, too)."""
+    if isinstance(value, (Tensor, int, float, complex, np.integer)):
+        return
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    raise TypeError(f"can't assign a {name} to a {dtypes.legacy_type_name(t._data.dtype)}")
 
 
 def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
     """``t[key] = value`` in place.
 
     PyTorch writes a basic key through a view of ``t`` (``t[key].copy_(value)``), so on a leaf that
-    requires grad its error speaks of a view; array keys and keys that select everything write to
-    ``t`` itself.
+    requires grad its error speaks of a view; keys that select everything write to ``t`` itself. With
+    index tensors, the ints, slices and None make a view first (as in :func:`getitem`), and the index
+    tensors are written into it: on a view, the change is recorded on ``t`` as ``CopySlices``.
     """
-    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad:
-        parts, advanced = _normalize_key(key)
-        if not advanced and not _selects_all(t._data.shape, parts):
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
-            )
-    return inplace(t, lambda s, v: index_put(s, key, v), value)
+    _check_value(t, value)
+    parts = _normalize_key(key)
+    if any(_is_array(k) for k in parts):
+        view, index = _apply_basic(t, parts)
+        if isinstance(value, Tensor) and not (isinstance(key, Tensor) and _is_mask(key._data)
+                                              and value.ndim == 0):  # (PyTorch's masked_fill_ converts)
+            _check_same_dtype(t, value)
+        if view is not t:
+            setitem(view, index, value)
+            return t
+        check_no_partial_overlap(t._data, (value,))
+        return apply_inplace(t, lambda s, v: index_put(s, index, v), (value,))
+    if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad and not _selects_all(
+            t._data.shape, parts):
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    with grad_mode.no_grad():
+        written = _apply_basic(Tensor._make(t._data), parts)[0]._data  # the elements the key selects
+    check_no_partial_overlap(written, (value,))
+    return apply_inplace(t, lambda s, v: index_put(s, key, v), (value,))
 
 
 # ---------------------------------------------------------------------------- gather, scatter

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..function import Function, Node, gradient_edge
+from ..function import Function, Node, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
+from .comparison import masked_fill
 
 
 # --------------------------------------------------------------------------- views of a base changed in place
@@ -78,16 +79,19 @@ class CopySlices(Node):
         self.fn = fn
         self._index, self._shape = index, shape
         self._next_functions = (base_edge, *fn.next_functions[1:])
-        outside = np.ones(int(np.prod(shape)), dtype=bool)
-        outside[index.reshape(-1)] = False
-        self._outside = outside.reshape(shape)
+        inside = np.zeros(int(np.prod(shape)), dtype=bool)
+        inside[index.reshape(-1)] = True
+        self._inside = inside.reshape(shape)
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # PyTorch's C++ name, as AccumulateGrad's
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         grad = grad_outputs[0]
         if grad is None:
             return (None,) * len(self._next_functions)
         from_fn = self.fn.apply(AsStrided.apply(grad, self._index))
-        grad_base = grad * Tensor._make(self._outside.astype(grad._data.dtype))
+        grad_base = masked_fill(grad, self._inside, 0)
         if from_fn[0] is not None:
             grad_base = grad_base + AsStridedScatter.apply(from_fn[0], self._index, self._shape)
         return (grad_base, *from_fn[1:])
@@ -170,8 +174,9 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
     """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
     meta = t._view_meta
     if meta.multi is not None:
+        op = meta.multi[0] or _op_name(t.grad_fn)
         raise RuntimeError(
-            f"Output {meta.multi[1]} of {meta.multi[0]} is a view and is being modified inplace. This "
+            f"Output {meta.multi[1]} of {op} is a view and is being modified inplace. This "
             "view is the output of a function that returns multiple views. Such functions do not allow "
             "the output views to be modified inplace. You should replace the inplace operation by an "
             "out-of-place one."
@@ -212,11 +217,52 @@ def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
                 s.producer = weakref.ref(t.grad_fn)
 
 
+OVERLAP_MESSAGE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """Whether ``a``'s elements fill their memory without gaps or repeats, in some order of the
+    dimensions (PyTorch's ``is_non_overlapping_and_dense``)."""
+    step = a.itemsize
+    for stride, size in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if stride != step:
+            return False
+        step *= size
+    return True
+
+
+def check_no_partial_overlap(written: np.ndarray, inputs: tuple) -> None:
+    """PyTorch's ``assert_no_partial_overlap``: an input that shares some, but not exactly all, of the
+    memory an in-place op writes would be read after it changed. (As PyTorch, only dense tensors
+    are checked: for the others, the check is "too hard".)"""
+    for x in inputs:
+        if not isinstance(x, Tensor) or x._data is written or x._data.size == 0 or written.size == 0:
+            continue
+        arr = x._data
+        if not (_dense(arr) and _dense(written) and np.may_share_memory(arr, written)):
+            continue
+        same = (arr.__array_interface__["data"][0] == written.__array_interface__["data"][0]
+                and arr.shape == written.shape and arr.strides == written.strides)
+        if not same:
+            raise RuntimeError(OVERLAP_MESSAGE)
+
+
 def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Apply ``op(t, *args, **kwargs)`` and store the result in ``t`` itself; returns ``t``.
 
     The tensors among ``args`` are the op's other inputs: when one requires grad, the change is
-    recorded (tensors passed in ``kwargs`` are taken as constants)."""
+    recorded (tensors passed in ``kwargs`` are taken as constants). An input that overlaps ``t``'s
+    memory in part is an error, as in PyTorch."""
+    check_no_partial_overlap(t._data, args)
+    return apply_inplace(t, op, args, kwargs)
+
+
+def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict | None = None) -> Tensor:
+    """:func:`inplace` without the overlap check (for callers that check the written part only)."""
+    kwargs = kwargs or {}
     if t._is_inference and not INFERENCE_MODE.enabled:
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     grad_on = grad_mode.is_grad_enabled()
@@ -255,6 +301,8 @@ def _write(t: Tensor, values: np.ndarray) -> None:
             f"result type {name.get(values.dtype.kind, values.dtype.name)} can't be cast to the "
             f"desired output type {_legacy(t._data.dtype)}"
         )
+    if t._data.size == 0:  # nothing to write (an empty expanded view is read-only)
+        return
     if not t._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "

@@ -18,14 +18,22 @@ from .view import DiagonalCopy, _dims_list, _view, diagonal, expand, reshape, un
 
 
 # ---------------------------------------------------------------------------- joins and splits
+def _skipped(t: Tensor) -> bool:
+    """A 1-D empty tensor: ``cat`` leaves it out whatever the others' shapes (PyTorch's legacy rule)."""
+    return t._data.shape == (0,)
+
+
 class Cat(Function):
     node_name = "CatBackward0"
 
     @staticmethod
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Tensor:
-        ref = tensors[0]._data.shape
+        kept = [t for t in tensors if not _skipped(t)]
+        ref = kept[0]._data.shape if kept else (0,)
         for i, t in enumerate(tensors):
             s = t._data.shape
+            if _skipped(t):
+                continue
             if len(s) != len(ref):
                 raise RuntimeError(
                     f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}"
@@ -37,14 +45,18 @@ class Cat(Function):
                         f"{ref[d]} but got size {s[d]} for tensor number {i} in the list."
                     )
         ctx.dim = dim
-        ctx.sizes = [t._data.shape[dim] for t in tensors]
+        ctx.sizes = [None if _skipped(t) else t._data.shape[dim] for t in tensors]
         dtype = result_dtype(*tensors)
-        return Tensor._make(np.concatenate([t._data for t in tensors], axis=dim).astype(dtype, copy=False))
+        arrays = [t._data for t in kept] or [np.zeros(0)]
+        return Tensor._make(np.concatenate(arrays, axis=dim).astype(dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
         pieces, start = [], 0
         for size in ctx.sizes:
+            if size is None:  # a skipped empty tensor: an empty gradient
+                pieces.append(Tensor._make(np.zeros(0, dtype=grad._data.dtype)))
+                continue
             pieces.append(narrow(grad, ctx.dim, start, size))
             start += size
         return (None, *pieces)
@@ -55,7 +67,14 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    return Cat.apply(_wrap_dim(dim, tensors[0].ndim), *tensors)
+    for i, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    ref = next((t_ for t_ in tensors if not _skipped(t_)), tensors[0])
+    return Cat.apply(_wrap_dim(dim, ref.ndim), *tensors)
+
+
+concat = cat  # torch.concat: an alias of cat
 
 
 class Stack(Function):
@@ -139,9 +158,18 @@ class SplitWithSizes(Split):
 
 def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a.ndim)
     n = a._data.shape[d]
     if isinstance(split_size, (int, np.integer)):
+        if split_size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+        if split_size == 0:
+            if n:
+                raise RuntimeError(
+                    f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+            return Split.apply(a, d, (0,), "Split")
         sizes = [int(split_size)] * (n // split_size) + ([n % split_size] if n % split_size else [])
         return Split.apply(a, d, tuple(sizes or [0]), "Split")
     sizes = [int(s) for s in split_size]
@@ -155,7 +183,13 @@ def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces of ``a`` along ``dim``, as equal as possible (views; ``torch.chunk``)."""
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap_dim(dim, a.ndim)
+    if a._data.shape[d] == 0:  # as PyTorch: `chunks` empty pieces
+        return SplitWithSizes.apply(a, d, (0,) * chunks, "SplitWithSizes")
     size = -(-a._data.shape[d] // chunks)
     return split(a, size, d)
 
@@ -170,7 +204,7 @@ class Unbind(Function):
         ctx.dim = dim
         pieces = []
         for i in range(a._data.shape[dim]):
-            piece = _view(a, a._data[(slice(None),) * dim + (i,)])
+            piece = _view(a, a._data[(slice(None),) * dim + (i, Ellipsis)])  # 0-d: still a view
             piece._view_meta.multi = ("Unbind", i)  # such views must not change in place
             pieces.append(piece)
         return tuple(pieces)

@@ -27,6 +27,8 @@ def _view(a: Tensor, arr: np.ndarray) -> Tensor:
     t._version_counter = a._version_counter
     t._base = a._base if a._base is not None else a
     t._view_meta = ViewMeta(a._version_counter.value, False)  # Function.apply sets no_grad
+    if a._view_meta is not None and a._view_meta.multi is not None:  # a view of split's output
+        t._view_meta.multi = (None, 0)  # can no more change in place (named by its own node)
     t._is_inference = a._is_inference  # views of inference tensors are inference tensors, others not
     return t
 
@@ -43,6 +45,10 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because the "
+                "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -162,6 +168,8 @@ class Expand(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
         ctx.shape = a._data.shape
+        if int(np.prod(shape)) == a._data.size > 0:  # repeats nothing: a writable view, as in PyTorch
+            return _view(a, np.reshape(a._data, shape, copy=False))
         return _view(a, np.broadcast_to(a._data, shape))
 
     @staticmethod
@@ -180,7 +188,8 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
         )
     lead = len(sizes) - len(shape)
     target = []
-    for i, s in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # from the last dimension, as PyTorch checks
+        s = sizes[i]
         old = shape[i - lead] if i >= lead else None
         if s == -1:
             if old is None:
@@ -196,7 +205,7 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
                 f"Tensor sizes: [{', '.join(map(str, shape))}]"
             )
         target.append(s)
-    return Expand.apply(a, tuple(target))
+    return Expand.apply(a, tuple(reversed(target)))
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
@@ -225,8 +234,7 @@ class Transpose(Function):
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with dimensions ``dim0`` and ``dim1`` swapped (``torch.transpose``)."""
-    n = builtins.max(a.ndim, 1)
-    return Transpose.apply(a, _wrap_dim(dim0, n) if a.ndim else 0, _wrap_dim(dim1, n) if a.ndim else 0)
+    return Transpose.apply(a, _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim))  # 0-d: dims 0 and -1
 
 
 class T(Transpose):
@@ -258,6 +266,13 @@ def numpy_T(a: Tensor) -> Tensor:
 
 def mT(a: Tensor) -> Tensor:
     """``a.mT``: the last two dimensions swapped (a batch of matrices transposed)."""
+    if a.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      UserWarning, stacklevel=2)
+        return a
+    if a.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {a.ndim}-D "
+                           "tensor.")
     return transpose(a, -2, -1)
 
 
@@ -346,9 +361,15 @@ class SqueezeAll(Squeeze):
 
 
 class SqueezeInplace(Squeeze):
-    """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``."""
+    """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``:
+    the result is that product's own tensor, not a view."""
 
     node_name = "SqueezeBackward4"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
+        ctx.shape = a._data.shape
+        return Tensor._make(np.squeeze(a._data, axis=dims))
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
