@@ -226,7 +226,7 @@ class _ForwardOnlyCtx(FunctionCtx):
         self.needs_input_grad = (False,) * n
 
 
-_NOTHING_SAVED: Any = ()  # shared by the nodes that save nothing (a list only when something is saved)
+_NOTHING_SAVED: Any = ()  # shared by the nodes that save nothing
 
 
 class BackwardNode(Node, FunctionCtx):
@@ -241,7 +241,7 @@ class BackwardNode(Node, FunctionCtx):
 
     def __init__(self) -> None:
         Node.__init__(self)
-        self._saved: list[SavedTensor | None] | None = _NOTHING_SAVED
+        self._saved: tuple[SavedTensor | np.ndarray | None, ...] | None = _NOTHING_SAVED
         self._tensor_positions: tuple[int, ...] = ()
         self._input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self._output_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
@@ -249,13 +249,21 @@ class BackwardNode(Node, FunctionCtx):
         self.needs_input_grad: tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        self._saved = [None if t is None else SavedTensor(t) for t in tensors]
+        # a tuple, and a Python number's array kept bare: objects the garbage collector need not track
+        self._saved = tuple([None if t is None else t._data if t._wrapped_number else SavedTensor(t)
+                             for t in tensors])
+
+    def _unpack(self, s: SavedTensor | np.ndarray | None) -> Tensor | None:
+        """A saved item as a tensor again (a Python number saved bare as its array: a new 0-d tensor)."""
+        if s is None:
+            return None
+        return Tensor._make(s) if type(s) is np.ndarray else s.unpack(self)
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple([None if s is None else s.unpack(self) for s in self._saved])
+        return tuple([self._unpack(s) for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable += tensors
@@ -269,7 +277,8 @@ class BackwardNode(Node, FunctionCtx):
         out = []
         for i, s in enumerate(self._saved):
             if s is not None:
-                t = s.tensor if s.tensor is not None else Tensor._make(s.data)
+                data = s if type(s) is np.ndarray else s.data
+                t = s.tensor if data is None else Tensor._make(data)
                 out.append((names[i] if i < len(names) else f"saved {i}", t))
         return out
 
@@ -279,8 +288,7 @@ class BackwardNode(Node, FunctionCtx):
         if name.startswith("_saved_") and name[7:] in type(self)._forward_cls.saved_names:
             if self._freed:
                 raise RuntimeError(FREED_MESSAGE)
-            s = self._saved[type(self)._forward_cls.saved_names.index(name[7:])]
-            return None if s is None else s.unpack(self)
+            return self._unpack(self._saved[type(self)._forward_cls.saved_names.index(name[7:])])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self) -> list[str]:  # tab completion shows the _saved_ names
@@ -545,7 +553,7 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
         o._grad_fn = node
         o.output_nr = nr
         for s in node._saved or ():
-            if s is not None and s.tensor is o:
+            if type(s) is SavedTensor and s.tensor is o:
                 s._counter = o._version_counter
                 s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
     if non_differentiable:
