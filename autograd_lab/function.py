@@ -429,8 +429,9 @@ class AccumulateGrad(Node):
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     """The edge a gradient for ``t`` flows along: its grad_fn, its AccumulateGrad, or nowhere."""
-    if t.grad_fn is not None:
-        return (t.grad_fn, t.output_nr)
+    fn = t._grad_fn if t._view_meta is None else t.grad_fn  # only a view's history can need a refresh
+    if fn is not None:
+        return (fn, t.output_nr)
     if t._requires_grad:
         node = t._accumulate_ref() if t._accumulate_ref is not None else None
         if node is None:
@@ -529,14 +530,19 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     node.needs_input_grad = _shared(tuple(needs))
 
     out = _run_forward(cls, node, args, kwargs)
-    if type(out) is Tensor:  # one output, the common case
-        fresh = [out if all(out is not a for a in args) else Tensor._make(out._data)]
-    else:
-        fresh = []
-        for o in out if isinstance(out, tuple) else (out,):
-            if isinstance(o, Tensor) and any(o is a for a in args):
-                o = Tensor._make(o._data)  # an input returned as it is: its result is a new tensor
-            fresh.append(o)
+    if type(out) is Tensor and not node._non_differentiable:  # one output, the common case
+        for a in args:
+            if out is a:  # an input returned as it is: its result is a new tensor
+                out = Tensor._make(out._data)
+                break
+        node._output_meta = _shared(((out._data.shape, out._data.dtype),))
+        _attach(node, out, 0)
+        return out
+    fresh = []
+    for o in out if isinstance(out, tuple) else (out,):
+        if isinstance(o, Tensor) and any(o is a for a in args):
+            o = Tensor._make(o._data)
+        fresh.append(o)
     if len(fresh) != 1:
         node._num_outputs = len(fresh)
     node._output_meta = _shared(tuple(
@@ -544,21 +550,25 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     ))
     non_differentiable = node._non_differentiable
     for nr, o in enumerate(fresh):
-        if not isinstance(o, Tensor) or non_differentiable and any(o is t for t in non_differentiable):
-            continue
-        if o._view_meta is not None:
-            o._view_meta.no_grad = False  # made by an op recorded in grad mode
-        if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
-            continue
-        o._grad_fn = node
-        o.output_nr = nr
-        for s in node._saved or ():
-            if type(s) is SavedTensor and s.tensor is o:
-                s._counter = o._version_counter
-                s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
+        if isinstance(o, Tensor) and not any(o is t for t in non_differentiable):
+            _attach(node, o, nr)
     if non_differentiable:
         node._non_differentiable = ()
     return tuple(fresh) if isinstance(out, tuple) else fresh[0]
+
+
+def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:
+    """Make ``o`` the output ``nr`` of ``node`` (its ``grad_fn``), unless its dtype has no gradient."""
+    if o._view_meta is not None:
+        o._view_meta.no_grad = False  # made by an op recorded in grad mode
+    if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
+        return
+    o._grad_fn = node
+    o.output_nr = nr
+    for s in node._saved or ():
+        if type(s) is SavedTensor and s.tensor is o:  # a saved output: its data alone (no cycle)
+            s._counter = o._version_counter
+            s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
 
 
 _SHARED: dict[tuple, tuple] = {}
