@@ -26,6 +26,7 @@ from .promotion import (
     _const,
     _invalid_combination,
     _need_tensors,
+    _quiet,
     result_dtype,
 )
 from .scalar import MulNumber
@@ -110,8 +111,11 @@ class Mean(Function):
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         ctx.count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
-        with _silent():  # the mean of nothing is nan
-            out = np.mean(a._data, axis=dims, keepdims=keepdim, dtype=dtype)
+        # np.mean's own steps without its Python wrapper: the sum (float16 summed in float32, as
+        # np.mean does), then one division; the mean of nothing is 0/0, nan
+        acc = np.float32 if dtype is None and a._data.dtype == np.float16 else dtype
+        with _quiet():
+            out = np.true_divide(np.add.reduce(a._data, axis=dims, keepdims=keepdim, dtype=acc), ctx.count)
         return Tensor._make(np.asarray(out, dtype=dtype or a._data.dtype))
 
     @staticmethod
