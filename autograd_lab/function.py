@@ -236,7 +236,6 @@ class BackwardNode(Node, FunctionCtx):
     __slots__ = ("_saved", "_tensor_positions", "_input_meta", "_output_meta", "_num_inputs",
                  "needs_input_grad")
     # what Function.apply does not set on every node stays a class default
-    _freed = False
     _non_differentiable: tuple[Tensor, ...] = ()
 
     def __init__(self) -> None:
@@ -263,7 +262,9 @@ class BackwardNode(Node, FunctionCtx):
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple([self._unpack(s) for s in self._saved])
+        # _unpack inlined: read in every backward
+        return tuple([None if s is None else Tensor._make(s) if type(s) is np.ndarray else s.unpack(self)
+                      for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable += tensors
@@ -294,18 +295,23 @@ class BackwardNode(Node, FunctionCtx):
     def __dir__(self) -> list[str]:  # tab completion shows the _saved_ names
         return sorted({*super().__dir__(), *(f"_saved_{n}" for n in type(self)._forward_cls.saved_names)})
 
+    @property
+    def _freed(self) -> bool:
+        """Whether backward released what was saved (read from ``_saved``: no attribute more per node)."""
+        return self._saved is None
+
     def _release(self) -> None:
         self._saved = None
-        self._freed = True
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        if self.materialize_grads and _has_none(grad_outputs):  # unused outputs: zeros
+        if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
+                                       else _has_none(grad_outputs)):  # unused outputs: zeros
             grad_outputs = tuple(
                 g if g is not None else Tensor._make(np.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
             )
         result = self._forward_cls.backward(self, *grad_outputs)
-        if not isinstance(result, tuple):
+        if type(result) is not tuple and not isinstance(result, tuple):
             result = (result,)
         n = self._num_inputs
         if len(result) != n:
@@ -322,7 +328,9 @@ class BackwardNode(Node, FunctionCtx):
             if g is not None:
                 shape, dtype = self._input_meta[k]
                 # the common case, a Tensor of the input's shape and dtype, needs no validation
-                if type(g) is not Tensor or g._data.shape != shape or g._data.dtype != dtype:
+                # (NumPy's built-in dtypes are singletons: `is` first, == only when they differ)
+                d = g._data if type(g) is Tensor else None
+                if d is None or d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
                     g = _validate_grad(self, k, g, shape, dtype)
             grads.append(g)
         return tuple(grads)
