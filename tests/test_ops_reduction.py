@@ -195,3 +195,17 @@ def test_mean_gives_np_mean_s_values_to_the_bit_and_pytorch_s_dtype(dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.isnan(al.zeros(0, dtype=getattr(al, dtype)).mean().item())
+
+
+@pytest.mark.parametrize("dim", [None, 1])
+def test_mean_s_gradient_is_a_new_contiguous_tensor_as_in_pytorch(dim):
+    """PyTorch's mean backward divides the expanded gradient: a new tensor, contiguous (it was a
+    read-only broadcast view here before issue 17's phase 2)."""
+    t = pytest.importorskip("torch")
+    seen = {}
+    for lib in (al, t):
+        x = lib.ones(3, 4, requires_grad=True)
+        h = x * 2
+        h.register_hook(lambda g, lib=lib: seen.__setitem__(lib.__name__, (g.stride(), g.is_contiguous())))
+        (h.mean() if dim is None else h.mean(dim).sum()).backward()
+    assert seen["autograd_lab"] == seen["torch"]
