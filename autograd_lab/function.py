@@ -226,7 +226,7 @@ class _ForwardOnlyCtx(FunctionCtx):
         self.needs_input_grad = (False,) * n
 
 
-_NOTHING_SAVED: Any = ()  # shared by the nodes that save nothing (a list only when something is saved)
+_NOTHING_SAVED: Any = ()  # shared by the nodes that save nothing
 
 
 class BackwardNode(Node, FunctionCtx):
@@ -236,12 +236,11 @@ class BackwardNode(Node, FunctionCtx):
     __slots__ = ("_saved", "_tensor_positions", "_input_meta", "_output_meta", "_num_inputs",
                  "needs_input_grad")
     # what Function.apply does not set on every node stays a class default
-    _freed = False
     _non_differentiable: tuple[Tensor, ...] = ()
 
     def __init__(self) -> None:
         Node.__init__(self)
-        self._saved: list[SavedTensor | None] | None = _NOTHING_SAVED
+        self._saved: tuple[SavedTensor | np.ndarray | None, ...] | None = _NOTHING_SAVED
         self._tensor_positions: tuple[int, ...] = ()
         self._input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self._output_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
@@ -249,13 +248,23 @@ class BackwardNode(Node, FunctionCtx):
         self.needs_input_grad: tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        self._saved = [None if t is None else SavedTensor(t) for t in tensors]
+        # a tuple, and a Python number's array kept bare: objects the garbage collector need not track
+        self._saved = tuple([None if t is None else t._data if t._wrapped_number else SavedTensor(t)
+                             for t in tensors])
+
+    def _unpack(self, s: SavedTensor | np.ndarray | None) -> Tensor | None:
+        """A saved item as a tensor again (a Python number saved bare as its array: a new 0-d tensor)."""
+        if s is None:
+            return None
+        return Tensor._make(s) if type(s) is np.ndarray else s.unpack(self)
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple([None if s is None else s.unpack(self) for s in self._saved])
+        # _unpack inlined: read in every backward
+        return tuple([None if s is None else Tensor._make(s) if type(s) is np.ndarray else s.unpack(self)
+                      for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable += tensors
@@ -269,7 +278,8 @@ class BackwardNode(Node, FunctionCtx):
         out = []
         for i, s in enumerate(self._saved):
             if s is not None:
-                t = s.tensor if s.tensor is not None else Tensor._make(s.data)
+                data = s if type(s) is np.ndarray else s.data
+                t = s.tensor if data is None else Tensor._make(data)
                 out.append((names[i] if i < len(names) else f"saved {i}", t))
         return out
 
@@ -279,25 +289,29 @@ class BackwardNode(Node, FunctionCtx):
         if name.startswith("_saved_") and name[7:] in type(self)._forward_cls.saved_names:
             if self._freed:
                 raise RuntimeError(FREED_MESSAGE)
-            s = self._saved[type(self)._forward_cls.saved_names.index(name[7:])]
-            return None if s is None else s.unpack(self)
+            return self._unpack(self._saved[type(self)._forward_cls.saved_names.index(name[7:])])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self) -> list[str]:  # tab completion shows the _saved_ names
         return sorted({*super().__dir__(), *(f"_saved_{n}" for n in type(self)._forward_cls.saved_names)})
 
+    @property
+    def _freed(self) -> bool:
+        """Whether backward released what was saved (read from ``_saved``: no attribute more per node)."""
+        return self._saved is None
+
     def _release(self) -> None:
         self._saved = None
-        self._freed = True
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        if self.materialize_grads and _has_none(grad_outputs):  # unused outputs: zeros
+        if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
+                                       else _has_none(grad_outputs)):  # unused outputs: zeros
             grad_outputs = tuple(
                 g if g is not None else Tensor._make(np.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
             )
         result = self._forward_cls.backward(self, *grad_outputs)
-        if not isinstance(result, tuple):
+        if type(result) is not tuple and not isinstance(result, tuple):
             result = (result,)
         n = self._num_inputs
         if len(result) != n:
@@ -314,7 +328,9 @@ class BackwardNode(Node, FunctionCtx):
             if g is not None:
                 shape, dtype = self._input_meta[k]
                 # the common case, a Tensor of the input's shape and dtype, needs no validation
-                if type(g) is not Tensor or g._data.shape != shape or g._data.dtype != dtype:
+                # (NumPy's built-in dtypes are singletons: `is` first, == only when they differ)
+                d = g._data if type(g) is Tensor else None
+                if d is None or d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
                     g = _validate_grad(self, k, g, shape, dtype)
             grads.append(g)
         return tuple(grads)
@@ -421,8 +437,9 @@ class AccumulateGrad(Node):
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     """The edge a gradient for ``t`` flows along: its grad_fn, its AccumulateGrad, or nowhere."""
-    if t.grad_fn is not None:
-        return (t.grad_fn, t.output_nr)
+    fn = t._grad_fn if t._view_meta is None else t.grad_fn  # only a view's history can need a refresh
+    if fn is not None:
+        return (fn, t.output_nr)
     if t._requires_grad:
         node = t._accumulate_ref() if t._accumulate_ref is not None else None
         if node is None:
@@ -521,14 +538,19 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     node.needs_input_grad = _shared(tuple(needs))
 
     out = _run_forward(cls, node, args, kwargs)
-    if type(out) is Tensor:  # one output, the common case
-        fresh = [out if all(out is not a for a in args) else Tensor._make(out._data)]
-    else:
-        fresh = []
-        for o in out if isinstance(out, tuple) else (out,):
-            if isinstance(o, Tensor) and any(o is a for a in args):
-                o = Tensor._make(o._data)  # an input returned as it is: its result is a new tensor
-            fresh.append(o)
+    if type(out) is Tensor and not node._non_differentiable:  # one output, the common case
+        for a in args:
+            if out is a:  # an input returned as it is: its result is a new tensor
+                out = Tensor._make(out._data)
+                break
+        node._output_meta = _shared(((out._data.shape, out._data.dtype),))
+        _attach(node, out, 0)
+        return out
+    fresh = []
+    for o in out if isinstance(out, tuple) else (out,):
+        if isinstance(o, Tensor) and any(o is a for a in args):
+            o = Tensor._make(o._data)
+        fresh.append(o)
     if len(fresh) != 1:
         node._num_outputs = len(fresh)
     node._output_meta = _shared(tuple(
@@ -536,21 +558,25 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     ))
     non_differentiable = node._non_differentiable
     for nr, o in enumerate(fresh):
-        if not isinstance(o, Tensor) or non_differentiable and any(o is t for t in non_differentiable):
-            continue
-        if o._view_meta is not None:
-            o._view_meta.no_grad = False  # made by an op recorded in grad mode
-        if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
-            continue
-        o._grad_fn = node
-        o.output_nr = nr
-        for s in node._saved or ():
-            if s is not None and s.tensor is o:
-                s._counter = o._version_counter
-                s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
+        if isinstance(o, Tensor) and not any(o is t for t in non_differentiable):
+            _attach(node, o, nr)
     if non_differentiable:
         node._non_differentiable = ()
     return tuple(fresh) if isinstance(out, tuple) else fresh[0]
+
+
+def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:
+    """Make ``o`` the output ``nr`` of ``node`` (its ``grad_fn``), unless its dtype has no gradient."""
+    if o._view_meta is not None:
+        o._view_meta.no_grad = False  # made by an op recorded in grad mode
+    if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
+        return
+    o._grad_fn = node
+    o.output_nr = nr
+    for s in node._saved or ():
+        if type(s) is SavedTensor and s.tensor is o:  # a saved output: its data alone (no cycle)
+            s._counter = o._version_counter
+            s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
 
 
 _SHARED: dict[tuple, tuple] = {}

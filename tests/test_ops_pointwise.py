@@ -186,3 +186,18 @@ def test_create_graph_records_pytorchs_derivative_nodes(name):
     assert (name_a, edges_a) == (name_t, edges_t)
     for a, t in zip(second_a, second_t):
         np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_backward_passes_nan_inf_and_minus_zero_as_pytorch_does(dtype):
+    """relu's derivative keeps the gradient's bits where the result is positive and gives +0.0
+    elsewhere, even for nan, inf and -0.0 (computed without np.where since issue 17)."""
+    t = pytest.importorskip("torch")
+    x = [-1.0, 2.0, -3.0, 4.0, 0.0, 5.0, -6.0]
+    g = [float("nan"), -0.0, float("inf"), -0.0, -5.0, float("-inf"), -0.0]
+    ours = al.tensor(x, dtype=getattr(al, dtype), requires_grad=True)
+    ours.relu().backward(al.tensor(g, dtype=getattr(al, dtype)))
+    ref = t.tensor(x, dtype=getattr(t, dtype), requires_grad=True)
+    ref.relu().backward(t.tensor(g, dtype=getattr(t, dtype)))
+    got, want = ours.grad.numpy(), ref.grad.numpy()
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (got, want)

@@ -174,3 +174,38 @@ def test_var_std_derivative_graph_is_pytorchs(name, dim):
     assert outcomes[0][:2] == outcomes[1][:2]
     np.testing.assert_allclose(outcomes[0][2], outcomes[1][2], rtol=1e-12)
     np.testing.assert_allclose(outcomes[0][3], outcomes[1][3], rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_mean_gives_np_mean_s_values_to_the_bit_and_pytorch_s_dtype(dtype):
+    """mean sums with np.add.reduce and divides once (issue 17: np.mean's Python wrapper was slow):
+    the same bits as np.mean, float16 summed in float32 as np.mean does; no warning for an empty
+    mean (nan, as PyTorch)."""
+    t = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((4, 3, 33)) * 100).astype(dtype)
+    for dims, keep in ((None, False), ((2,), False), ((0, 2), True), ((0, 1, 2), False)):
+        got = al.tensor(a).mean() if dims is None else al.tensor(a).mean(dims, keepdim=keep)
+        ref = np.mean(a, axis=dims, keepdims=keep)
+        assert np.array_equal(got._data, np.asarray(ref, dtype)), (dims, keep)
+        want = t.tensor(a).mean() if dims is None else t.tensor(a).mean(dims, keepdim=keep)
+        assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got._data.astype(np.float64), want.double().numpy(),
+                                   rtol=1e-3 if dtype == "float16" else 1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(al.zeros(0, dtype=getattr(al, dtype)).mean().item())
+
+
+@pytest.mark.parametrize("dim", [None, 1])
+def test_mean_s_gradient_is_a_new_contiguous_tensor_as_in_pytorch(dim):
+    """PyTorch's mean backward divides the expanded gradient: a new tensor, contiguous (it was a
+    read-only broadcast view here before issue 17's phase 2)."""
+    t = pytest.importorskip("torch")
+    seen = {}
+    for lib in (al, t):
+        x = lib.ones(3, 4, requires_grad=True)
+        h = x * 2
+        h.register_hook(lambda g, lib=lib: seen.__setitem__(lib.__name__, (g.stride(), g.is_contiguous())))
+        (h.mean() if dim is None else h.mean(dim).sum()).backward()
+    assert seen["autograd_lab"] == seen["torch"]

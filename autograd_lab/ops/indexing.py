@@ -259,7 +259,8 @@ def _check_index_tensors(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) 
     # a mask stands for one index tensor per dimension, each as long as its count of True
     shapes = [(int(k.sum()),) if _is_mask(k) else k.shape for k in arrays.values() for _ in range(_width(k))]
     try:
-        np.broadcast_shapes(*shapes)
+        if len(set(shapes)) > 1:  # equal shapes broadcast: np.broadcast_shapes costs µs
+            np.broadcast_shapes(*shapes)
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(map(_sizes, shapes))) from None

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..function import Function, Node, _op_name, gradient_edge
+from ..function import Function, Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
 
@@ -211,7 +211,7 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
 def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
     """An op that saved its result (``exp_``) now finds it in ``t``, version-checked."""
     for s in getattr(fn, "_saved", None) or ():
-        if s is not None and s.tensor is None and s.data is result._data:
+        if isinstance(s, SavedTensor) and s.tensor is None and s.data is result._data:
             s.data, s.counter, s.version = t._data, t._version_counter, t._version_counter.value
             if t._base is not None:
                 s.producer = weakref.ref(t.grad_fn)
@@ -258,6 +258,30 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     memory in part is an error, as in PyTorch."""
     check_no_partial_overlap(t._data, args)
     return apply_inplace(t, op, args, kwargs)
+
+
+def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
+    """``t += other`` (``-=``, ``*=``) on the array itself, when nothing is recorded and nothing can go
+    wrong: a float ``t`` of its own memory, ``other`` a number or a tensor of its shape and dtype that
+    does not share t's memory. (The optimizer's ``p -= lr * p.grad``: no copy, no node, issue 17.)
+    Returns False, having done nothing, in every other case: :func:`inplace` then applies the rules."""
+    data = t._data
+    if data.dtype.kind != "f" or t._base is not None or t._is_inference or not data.flags.writeable:
+        return False
+    if type(other) is Tensor:
+        o = other._data
+        if o.dtype != data.dtype or o.shape != data.shape or np.may_share_memory(o, data):
+            return False
+        needs_grad = other._requires_grad or other._grad_fn is not None or other._base is not None
+    elif type(other) in (float, int):
+        o, needs_grad = other, False
+    else:
+        return False
+    if grad_mode._state.enabled and (needs_grad or t._requires_grad or t._grad_fn is not None):
+        return False  # recorded: the general path
+    ufunc(data, o, out=data)
+    t._version_counter.value += 1
+    return True
 
 
 def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict | None = None) -> Tensor:

@@ -22,11 +22,12 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
         return _stable_log_softmax(x.reshape(1), 0).reshape(())
     if x.size == 0:  # nothing to normalize (NumPy's max of an empty axis would raise)
         return np.empty_like(x, order="C")
-    m = np.max(x, axis=dim, keepdims=True)
+    # the ufuncs' reduce: what np.max and np.sum call, without their Python wrappers (issue 17)
+    m = np.maximum.reduce(x, axis=dim, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     with _quiet():  # inf - inf and log(0) give nan and -inf, values (PyTorch does not warn)
         shifted = x - m
-        return np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+        return np.ascontiguousarray(shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True)))
 
 
 def _float_input(a: Tensor, name: str) -> None:

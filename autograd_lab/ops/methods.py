@@ -44,20 +44,24 @@ from . import (
     sorting,
     view,
 )
-from .inplace import inplace, refresh_view
+from .inplace import inplace, refresh_view, ufunc_inplace
 
 
 def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: Callable | None = None,
-               record: bool = True, **fixed: Any) -> Callable[..., Tensor]:
+               record: bool = True, ufunc: np.ufunc | None = None, **fixed: Any) -> Callable[..., Tensor]:
     """``x.f_(*args)``: ``f(x, *args)`` written into ``x``.
 
     ``check_first``: run ``f`` once on detached copies first, so that bad arguments fail with the op's
     own error before any rule of in-place changes does (as in PyTorch); ``check(x, *args)``: a check
     of its own. ``record=False``: never recorded by autograd (PyTorch's in-place logical ops).
+    ``ufunc``: ``f``'s NumPy kernel, applied to the array directly where nothing is recorded
+    (:func:`autograd_lab.ops.inplace.ufunc_inplace`).
     """
 
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if ufunc is not None and len(args) == 1 and not kwargs and ufunc_inplace(self, ufunc, args[0]):
+            return self
         kwargs.update(fixed)
         if check_first:
             fn(self.detach(), *(a.detach() if isinstance(a, Tensor) else a for a in args), **kwargs)
@@ -133,11 +137,11 @@ def method_of(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
 METHODS: dict[str, Any] = {
     # ------------------------------------------------ Python's operators
     "__add__": operator(arithmetic.add), "__radd__": operator(arithmetic.add),
-    "__iadd__": inplace_of(arithmetic.add),
+    "__iadd__": inplace_of(arithmetic.add, ufunc=np.add),
     "__sub__": operator(arithmetic.sub), "__rsub__": operator(arithmetic.rsub),
-    "__isub__": inplace_of(arithmetic.sub),
+    "__isub__": inplace_of(arithmetic.sub, ufunc=np.subtract),
     "__mul__": operator(arithmetic.mul), "__rmul__": operator(arithmetic.mul),
-    "__imul__": inplace_of(arithmetic.mul),
+    "__imul__": inplace_of(arithmetic.mul, ufunc=np.multiply),
     "__truediv__": operator(arithmetic.div), "__rtruediv__": operator(arithmetic.rtruediv),
     "__itruediv__": inplace_of(arithmetic.div),
     "__floordiv__": operator(arithmetic.floor_divide),
@@ -194,9 +198,9 @@ METHODS: dict[str, Any] = {
     "normal_": creation.normal_,
     "bernoulli_": creation.bernoulli_,
     # ------------------------------------------------ arithmetic
-    "add": arithmetic.add, "add_": inplace_of(arithmetic.add),
-    "sub": arithmetic.sub, "sub_": inplace_of(arithmetic.sub),
-    "mul": arithmetic.mul, "mul_": inplace_of(arithmetic.mul),
+    "add": arithmetic.add, "add_": inplace_of(arithmetic.add, ufunc=np.add),
+    "sub": arithmetic.sub, "sub_": inplace_of(arithmetic.sub, ufunc=np.subtract),
+    "mul": arithmetic.mul, "mul_": inplace_of(arithmetic.mul, ufunc=np.multiply),
     "div": arithmetic.div, "div_": inplace_of(arithmetic.div),
     "neg": arithmetic.neg, "neg_": inplace_of(arithmetic.neg),
     "reciprocal": arithmetic.reciprocal, "reciprocal_": inplace_of(arithmetic.reciprocal),

@@ -92,7 +92,9 @@ def as_operand(x: Any, dtype: np.dtype) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, (numbers.Number, np.generic)):
-        return Tensor._make(np.asarray(x, dtype=dtype))
+        t = Tensor._make(np.asarray(x, dtype=dtype))
+        t._wrapped_number = True  # seen by no one but the op: saved for backward as its array alone
+        return t
     arr = np.asarray(x)
     if arr.dtype.kind == "f" and not isinstance(x, np.ndarray):
         arr = arr.astype(dtypes.get_default_dtype().np)

@@ -26,6 +26,7 @@ from .promotion import (
     _const,
     _invalid_combination,
     _need_tensors,
+    _quiet,
     result_dtype,
 )
 from .scalar import MulNumber
@@ -110,8 +111,11 @@ class Mean(Function):
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         ctx.count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
-        with _silent():  # the mean of nothing is nan
-            out = np.mean(a._data, axis=dims, keepdims=keepdim, dtype=dtype)
+        # np.mean's own steps without its Python wrapper: the sum (float16 summed in float32, as
+        # np.mean does), then one division; the mean of nothing is 0/0, nan
+        acc = np.float32 if dtype is None and a._data.dtype == np.float16 else dtype
+        with _quiet():
+            out = np.true_divide(np.add.reduce(a._data, axis=dims, keepdims=keepdim, dtype=acc), ctx.count)
         return Tensor._make(np.asarray(out, dtype=dtype or a._data.dtype))
 
     @staticmethod
@@ -120,7 +124,9 @@ class Mean(Function):
         if not is_grad_enabled() and g.dtype.kind == "f":  # no graph to build: the same kernels
             g = np.true_divide(g, np.asarray(ctx.count, dtype=g.dtype))
             kept = g if ctx.keepdim else g.reshape(_kept_shape(ctx.shape, ctx.dims))
-            return Tensor._make(np.broadcast_to(kept, ctx.shape)), None, None, None
+            out = np.empty(ctx.shape, g.dtype)  # a new array, as PyTorch's division makes one
+            out[...] = kept  # (faster than np.broadcast_to's Python wrapper)
+            return Tensor._make(out), None, None, None
         return _expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 

@@ -135,7 +135,7 @@ def _internal_nodes(outputs: list[Tensor], first: int) -> list[Node]:
 
 def _made_inside(s: SavedTensor | None, inside: set[int]) -> bool:
     """A saved tensor the segment made (an output of one of its nodes), not one it was given."""
-    if s is None:
+    if not isinstance(s, SavedTensor):  # nothing, or a Python number's array
         return False
     return s.tensor is None or (s.tensor.grad_fn is not None and id(s.tensor.grad_fn) in inside)
 
@@ -157,13 +157,15 @@ class _Frame:
         nodes = _internal_nodes(outputs, first)
         inside = {id(n) for n in nodes}
         for node in nodes:
-            saved = getattr(node, "_saved", None)
-            if not saved:
-                continue
+            saved = list(getattr(node, "_saved", None) or ())
+            changed = False
             for j, s in enumerate(saved):
                 if _made_inside(s, inside):
                     saved[j] = _Recomputed(s, self)
                     self.slots.append(saved[j])
+                    changed = True
+            if changed:  # the saved items are a tuple: a new one
+                node._saved = tuple(saved)
 
     def recompute(self) -> None:
         """Run the segment again, recorded, and hand each placeholder the tensor it stands for."""
