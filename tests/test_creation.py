@@ -52,3 +52,12 @@ def test_float64_from_python_floats_is_exact(make):
         ours, theirs = make(al), make(torch)
     assert ours.dtype.itemsize == theirs.dtype.itemsize
     assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("data", [[np.uint8(3)], [np.uint8(3), 1], [np.float32(1), 2.5],
+                                  [np.uint8(3), np.int16(2)], [np.float64(1)], [[np.uint8(1)], [np.uint8(2)]],
+                                  [np.float16(1), np.int8(3)], [np.uint8(200), True], [1, 2.5], []])
+def test_tensor_keeps_numpy_scalar_dtypes(data):
+    """NumPy scalars in a list keep their dtype; the elements' dtypes promote as PyTorch's do."""
+    assert str(al.tensor(data).dtype) == str(torch.tensor(data).dtype)
