@@ -70,7 +70,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         except ValueError as e:
             raise ValueError(f"could not convert {type(data).__name__} to a tensor: {e}") from None
         if arr.dtype.kind == "f":
-            arr = arr.astype(dtypes.get_default_dtype().np)
+            if dtype is None:  # with a dtype, no detour through float32's rounding
+                arr = arr.astype(dtypes.get_default_dtype().np)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "b":

@@ -25,3 +25,11 @@ def test_new_tensors(lib):
     with pytest.warns(UserWarning, match="To copy construct from a tensor"):
         c = x.new_tensor(x)
     assert not c.requires_grad and c.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("lib", [pytest.param(al, id="autograd_lab"),
+                                 pytest.param(torch, id="torch", marks=needs_torch)])
+def test_tensor_from_floats_with_a_dtype_keeps_their_float64_values(lib):
+    # found by tests/test_random_programs.py: the floats went through float32 on their way to float64
+    assert lib.tensor([1.8, 1.14], dtype=lib.float64).tolist() == [1.8, 1.14]
+    assert lib.tensor(0.1, dtype=lib.float64).item() == 0.1
