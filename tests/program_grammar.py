@@ -59,6 +59,7 @@ class Mismatch:
     theirs: object
 
     node: str = ""  # PyTorch's grad_fn of the tensor that differs ("" for a step's exception or warnings)
+    name: str = ""  # the tensor's name in the program
 
     @property
     def kind(self) -> str:
@@ -372,9 +373,11 @@ def inplace(rng, env, a, k):
 
 def autograd_step(rng, env, a, k):
     leaves = [n for n in env if n.startswith("x") and env[n].requires_grad]
-    form = rng.integers(7)
+    form = rng.integers(8)
     if form == 0:
         return "backward", f"{a}.sum().backward()"
+    if form == 7:  # the second backward through a freed graph must raise
+        return "backward", f"v{k} = ({a} * {a}).sum(); v{k}.backward(); v{k}.backward()"
     if form == 1:
         return "backward", f"{a}.sum().backward(retain_graph=True); {a}.sum().backward()"
     if form == 2:
@@ -495,7 +498,7 @@ def _plain(v):
 
 def observe_tensor(t, saved_names: list[str] | None) -> dict:
     """What a learner sees of ``t``; ``saved_names``: the ``_saved_*`` attributes to read (None: all)."""
-    obs = {
+    obs = {  # shape and dtype first: where they differ, the values are not compared
         "shape": tuple(t.shape),
         "dtype": str(t.dtype).split(".")[-1],
         "values": np.asarray(t.detach().numpy()),
@@ -592,7 +595,10 @@ def compare(prog: Program, ours: list[dict], theirs: list[dict]) -> list[Mismatc
     out = []
     for i, (o, t) in enumerate(zip(ours, theirs)):
         tag = prog.steps[i].tag
-        for key in dict.fromkeys(list(t) + list(o)):
+        keys = list(dict.fromkeys(list(t) + list(o)))
+        if ("raises" in t) != ("raises" in o):
+            keys = ["raises"]  # the step's tensors differ because one library raised: that is the news
+        for key in keys:
             if key not in t or key not in o:
                 where = "only autograd_lab has it" if key not in t else "autograd_lab lacks it"
                 name = "tensor" if key not in ("raises", "warnings") else key
@@ -600,16 +606,16 @@ def compare(prog: Program, ours: list[dict], theirs: list[dict]) -> list[Mismatc
                 continue
             tv, ov = t[key], o[key]
             if isinstance(tv, dict) and isinstance(ov, dict):
-                out += _compare_tensor(i, tag, ov, tv)
+                out += _compare_tensor(i, tag, key, ov, tv)
             elif not _same(ov, tv):
                 what = "grad" if key.endswith(".grad") else key
                 if key == "raises" and ov[0] != tv[0]:
                     what = "raises (type)"
-                out.append(Mismatch(i, tag, what, ov, tv))
+                out.append(Mismatch(i, tag, what, ov, tv, name=key if key.endswith(".grad") else ""))
     return [m for m in out if not any(re.fullmatch(k, m.kind) for k in KNOWN_DIFFERENCES)]
 
 
-def _compare_tensor(i: int, tag: str, ov: dict, tv: dict) -> list[Mismatch]:
+def _compare_tensor(i: int, tag: str, name: str, ov: dict, tv: dict) -> list[Mismatch]:
     out = []
     node = tv["graph"][0][0] if tv["graph"] else "leaf"
     for sub in tv:
@@ -630,8 +636,12 @@ def _compare_tensor(i: int, tag: str, ov: dict, tv: dict) -> list[Mismatch]:
                     i, tag, f"graph node {_node(got[j])} where PyTorch has {_node(want)}", ov[sub], tv[sub]
                 )
             )
+        elif sub == "values" and any(m.field in ("shape", "dtype") for m in out):
+            continue  # the shape or dtype already tells
         elif not _same(ov.get(sub, "<missing>"), tv[sub], tv["dtype"]):
             out.append(Mismatch(i, tag, sub, ov.get(sub, "<missing>"), tv[sub], node))
+    for m in out:
+        m.name = name
     return out
 
 
@@ -712,7 +722,7 @@ def shrink(prog: Program, kind: str, budget: int = 300) -> Program:
 def describe(prog: Program, m: Mismatch) -> str:
     """The program as code, with what PyTorch and autograd_lab gave at the step that differs."""
     return (
-        f"{m.kind} at step {m.step}:\n{prog.source()}\n"
+        f"{m.kind} at step {m.step}" + (f", in {m.name}" if m.name else "") + f":\n{prog.source()}\n"
         f"  PyTorch:      {_short(m.theirs)}\n  autograd_lab: {_short(m.ours)}"
     )
 
@@ -727,12 +737,27 @@ def _short(v, n: int = 300) -> str:
 # Script mode: the catalogue.
 
 
+programs_kinds: dict[int, set[str]] = {}  # the last catalogue's kinds per program seed
+
+
+def family(kind: str) -> str:
+    """A coarser kind for the catalogue's summary."""
+    if kind.startswith("saved ") and kind.endswith("(missing)"):
+        return "saved: a _saved_* attribute PyTorch has is missing"
+    if kind.startswith("graph node"):
+        return "graph: a node differs where PyTorch has " + kind.split("where PyTorch has ")[1].split("(")[0]
+    return re.sub(r" \[.*\]$", "", kind)
+
+
 def catalogue(programs: int, seed: int, shrink_budget: int = 200) -> tuple[Counter, dict]:
     counts: Counter = Counter()
     examples: dict = {}
+    programs_kinds.clear()
     for s in range(seed, seed + programs):
         prog = generate(s)
-        for kind, m in {m.kind: m for m in reversed(check_all(prog))}.items():
+        found = {m.kind: m for m in reversed(check_all(prog))}
+        programs_kinds[s] = set(found)
+        for kind, m in found.items():
             counts[kind] += 1
             if kind not in examples:
                 small = shrink(prog, kind, shrink_budget)
@@ -755,9 +780,16 @@ def main(argv: list[str] | None = None) -> None:
         f"# {args.programs} programs from seed {args.seed}: {len(counts)} kinds of mismatch, "
         f"{time.perf_counter() - t0:.0f} s\n"
     )
+    families: Counter = Counter()
+    for s in range(args.seed, args.seed + args.programs):
+        families.update({family(k) for k in programs_kinds.get(s, ())})
+    print("## Families (programs showing each)\n")
+    for fam, c in families.most_common():
+        print(f"- {c:5d}  {fam}")
+    print("\n## Kinds, each with one shrunk example\n")
     for kind, c in counts.most_common():
         seed, small, m = examples[kind]
-        print(f"## {kind} — in {c} programs (first: seed {seed})")
+        print(f"### {kind} — in {c} programs (first: seed {seed})")
         if args.report:
             print("```python\n" + describe(small, m) + "\n```\n")
 
