@@ -777,7 +777,8 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     counts, examples = catalogue(args.programs, args.seed)
     print(
-        f"# {args.programs} programs from seed {args.seed}: {len(counts)} kinds of mismatch, "
+        f"# {args.programs} programs from seed {args.seed}: "
+        f"{sum(1 for k in programs_kinds.values() if k)} with a mismatch, {len(counts)} kinds of mismatch, "
         f"{time.perf_counter() - t0:.0f} s\n"
     )
     families: Counter = Counter()
