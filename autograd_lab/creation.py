@@ -11,6 +11,7 @@ from . import dtypes
 from .dtypes import size_arg
 from .ops.copies import fill_like
 from .ops.inplace import inplace
+from .ops.promotion import _promote, scalar_dtype
 from .random import Generator, _generator
 from .tensor import Tensor, _to_array
 
@@ -40,6 +41,19 @@ def _check_ragged(data: Any, dim: int = 0) -> None:
                 raise ValueError(f"expected sequence of length {n} at dim {dim + 1} (got {len(d)})")
         for d in data:
             _check_ragged(d, dim + 1)
+
+
+def _element_dtypes(data: Any, found: set) -> set:
+    """The dtypes of the numbers in nested sequences as PyTorch reads them: a NumPy scalar or a
+    tensor keeps its own, a Python bool is bool, an int int64, a float the default dtype."""
+    for v in data:
+        if isinstance(v, (list, tuple)):
+            _element_dtypes(v, found)
+        elif isinstance(v, (Tensor, np.ndarray, np.generic)):
+            found.add(v._data.dtype if isinstance(v, Tensor) else v.dtype)
+        else:
+            found.add(scalar_dtype(v))
+    return found
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -72,8 +86,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if arr.dtype.kind not in "fiub":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
         if dtype is None:  # with a dtype, Python floats go straight to it (never through float32)
-            inferred = {"f": dtypes.get_default_dtype().np, "i": np.int64, "u": np.int64}
-            dtype = inferred.get(arr.dtype.kind, arr.dtype)
+            found = _element_dtypes(data if isinstance(data, (list, tuple)) else [data], set())
+            dtype = _promote(list(found)) if found else dtypes.get_default_dtype().np  # []: float32
     if dtype is not None:
         with np.errstate(over="ignore"):  # 1e40 in float32 is inf, without a warning (PyTorch)
             arr = arr.astype(_dtype(dtype))

@@ -52,3 +52,20 @@ def test_float64_from_python_floats_is_exact(make):
         ours, theirs = make(al), make(torch)
     assert ours.dtype.itemsize == theirs.dtype.itemsize
     assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("data", [[np.uint8(3)], [np.uint8(3), 1], [np.float32(1), 2.5],
+                                  [np.uint8(3), np.int16(2)], [np.float64(1)], [[np.uint8(1)], [np.uint8(2)]],
+                                  [np.float16(1), np.int8(3)], [np.uint8(200), True], [1, 2.5], []])
+def test_tensor_keeps_numpy_scalar_dtypes(data):
+    """NumPy scalars in a list keep their dtype; the elements' dtypes promote as PyTorch's do."""
+    assert str(al.tensor(data).dtype) == str(torch.tensor(data).dtype)
+
+
+@pytest.mark.parametrize("lib", [pytest.param(al, id="autograd_lab"),
+                                 pytest.param(torch, id="torch", marks=needs_torch)])
+def test_tensor_from_floats_with_a_dtype_keeps_their_float64_values(lib):
+    # found by tests/test_random_programs.py: the floats went through float32 on their way to float64
+    assert lib.tensor([1.8, 1.14], dtype=lib.float64).tolist() == [1.8, 1.14]
+    assert lib.tensor(0.1, dtype=lib.float64).item() == 0.1

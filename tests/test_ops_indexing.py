@@ -238,3 +238,16 @@ def test_mixed_writes_pass_gradcheck_and_gradgradcheck():
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("indexing"))
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("key", [(..., 0, ...), (0, ..., ...), (..., ...), (..., None, ...),
+                                 (..., slice(0, 2), ...)])
+def test_setitem_with_several_ellipsis(key):
+    """PyTorch accepts several Ellipsis in an assignment, each skipping the unindexed dimensions."""
+    results = []
+    for m in (al, torch):
+        z = m.arange(24.0).reshape(2, 3, 4)
+        z[key] = -1
+        results.append(z.tolist())
+    assert results[0] == results[1]

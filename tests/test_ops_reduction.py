@@ -209,3 +209,27 @@ def test_mean_s_gradient_is_a_new_contiguous_tensor_as_in_pytorch(dim):
         h.register_hook(lambda g, lib=lib: seen.__setitem__(lib.__name__, (g.stride(), g.is_contiguous())))
         (h.mean() if dim is None else h.mean(dim).sum()).backward()
     assert seen["autograd_lab"] == seen["torch"]
+
+
+@pytest.mark.parametrize("call", [lambda x: x.sum(), lambda x: x.sum(dim=None),
+                                  lambda x: x.sum(None, keepdim=True), lambda x: x.sum(())])
+def test_sum_node_with_and_without_dim(call):
+    """sum() records SumBackward0; a dim given, even None, SumBackward1 (PyTorch 2.13)."""
+    torch_ = pytest.importorskip("torch")
+    names = [call(m.ones(2, 3, requires_grad=True)).grad_fn.name() for m in (al, torch_)]
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("call", [lambda x: x.prod(dim=None), lambda x: x.prod(keepdim=True),
+                                  lambda x: x.max(dim=(0,)), lambda x: x.max(keepdim=True),
+                                  lambda x: x.min(dim=None), lambda x: x.max(dim=(0,), keepdim=True),
+                                  lambda x: x.sum(keepdim=True)])
+def test_reductions_reject_what_torch_rejects(call):
+    """The keyword forms PyTorch rejects raise its TypeError, word for word."""
+    torch_ = pytest.importorskip("torch")
+    texts = []
+    for m in (al, torch_):
+        with pytest.raises(TypeError) as e:
+            call(m.ones(2, 3))
+        texts.append(str(e.value))
+    assert texts[0] == texts[1]

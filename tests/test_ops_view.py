@@ -120,3 +120,11 @@ def test_mT_of_a_vector_and_a_scalar(lib):
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("view"))
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("dim", [0, (0,), [0], (0, 1), ()])
+def test_squeeze_node_by_overload(dim):
+    """squeeze(int) records SqueezeBackward1, squeeze(tuple or list) SqueezeBackward2 (as PyTorch)."""
+    names = [m.ones(1, 3, requires_grad=True).squeeze(dim).grad_fn.name() for m in (al, torch)]
+    assert names[0] == names[1]

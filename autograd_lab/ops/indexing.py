@@ -178,6 +178,19 @@ def _normalize_key(key: Any) -> tuple:
     return key
 
 
+def _one_ellipsis(key: tuple, ndim: int) -> tuple:
+    """A key with several Ellipsis as NumPy takes it: PyTorch lets each skip the dimensions the
+    rest leaves unindexed (as :func:`_apply_basic` does); those past the last dimension are dropped."""
+    skip = ndim - builtins.sum(_width(k) for k in key if k is not None and k is not Ellipsis)
+    out = [p for k in key for p in ((slice(None),) * skip if k is Ellipsis else (k,))]
+    def width() -> int:
+        return builtins.sum(_width(k) for k in out if k is not None)
+
+    while out and isinstance(out[-1], slice) and out[-1] == slice(None) and width() > ndim:
+        out.pop()
+    return tuple(out)
+
+
 def _takes_all(k: slice, size: int) -> bool:
     """PyTorch's test for a slice it skips in a key: from 0 (as written), to the end, step 1."""
     return k.start in (None, 0) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
@@ -454,6 +467,8 @@ def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
             return t
         check_no_partial_overlap(t._data, (value,))
         return apply_inplace(t, lambda s, v: index_put(s, index, v), (value,))
+    if builtins.sum(k is Ellipsis for k in parts) > 1:
+        key = parts = _one_ellipsis(parts, t.ndim)
     if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad and not _selects_all(
             t._data.shape, parts):
         raise RuntimeError(

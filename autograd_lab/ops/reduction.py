@@ -38,6 +38,21 @@ MaxResult = namedtuple("max", ["values", "indices"])
 
 MinResult = namedtuple("min", ["values", "indices"])
 
+# The default of ``dim`` where PyTorch tells "not given" from an explicit None: ``x.sum()`` records
+# SumBackward0, ``x.sum(dim=None)`` SumBackward1; ``x.max(dim=None)`` is a TypeError.
+ALL_DIMS: Any = type("AllDims", (), {"__repr__": lambda self: "None"})()
+
+
+def _bad_keywords(name: str, given: dict, signatures: list[str], explain: bool = False) -> TypeError:
+    """PyTorch's TypeError for a method called with keywords no overload takes, as it reads for the
+    keyword form ``x.max(dim=(0,))`` (positional or ``torch.max(x, ...)`` calls word it slightly
+    differently: PyTorch lists the types as passed)."""
+    got = "".join(f"{k}={type(v).__name__}, " for k, v in given.items())
+    why = f"      didn't match because some of the keywords were incorrect: {', '.join(given)}\n"
+    lines = "".join(f" * ({s})\n" + (why if explain and "dim" not in s else "") for s in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                     f"one of:\n{lines}")
+
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
@@ -91,10 +106,15 @@ class SumAll(Sum):
     node_name = "SumBackward0"
 
 
-def sum(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The sum over ``dim`` (all elements if None; ``torch.sum``)."""
+def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``dim`` (all elements if None; ``torch.sum``). Without ``dim`` it is PyTorch's
+    SumBackward0; with one, even None, SumBackward1."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
-    if dim is None and not keepdim:
+    if dim is ALL_DIMS:
+        if keepdim:
+            raise _bad_keywords("sum", {"keepdim": keepdim}, [
+                "*, torch.dtype dtype = None",
+                "tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None"])
         return SumAll.apply(a, _dims(None, a._data.ndim), False, np_dtype)
     return Sum.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
@@ -429,24 +449,38 @@ class MinDim(_ExtremeDim):
     reduce_name = "min"
 
 
-def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def _check_extreme_args(name: str, dim: Any, keepdim: Any) -> None:
+    """PyTorch's TypeErrors for max/min with a dim that is not an int, or keepdim without dim."""
+    if dim is ALL_DIMS and keepdim is not None:
+        raise _bad_keywords(name, {"keepdim": keepdim}, ["", "Tensor other", "int dim, bool keepdim = False"],
+                            explain=True)
+    if dim is None or isinstance(dim, (tuple, list)):
+        if keepdim is not None:
+            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        raise _bad_keywords(name, {"dim": dim}, ["", "Tensor other", "int dim, bool keepdim = False"],
+                            explain=True)
+
+
+def max(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool | None = None) -> Any:
     """``max()``: the largest element; ``max(dim)``: (values, indices) along ``dim``;
-    ``max(other)``: the elementwise maximum."""
+    ``max(other)``: the elementwise maximum. (``keepdim`` None: not given, which is False.)"""
     if isinstance(dim, Tensor):
         return maximum(a, dim)
-    if dim is None:
+    _check_extreme_args("max", dim, keepdim)
+    if dim is ALL_DIMS:
         return MaxAll.apply(a)
-    return MaxResult(*MaxDim.apply(a, _wrap_dim(int(dim), a._data.ndim), keepdim))
+    return MaxResult(*MaxDim.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(keepdim)))
 
 
-def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def min(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool | None = None) -> Any:
     """The smallest element, or ``(values, indices)`` along ``dim``, or :func:`minimum` of two tensors
     (``torch.min``)."""
     if isinstance(dim, Tensor):
         return minimum(a, dim)
-    if dim is None:
+    _check_extreme_args("min", dim, keepdim)
+    if dim is ALL_DIMS:
         return MinAll.apply(a)
-    return MinResult(*MinDim.apply(a, _wrap_dim(int(dim), a._data.ndim), keepdim))
+    return MinResult(*MinDim.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(keepdim)))
 
 
 class _Amax(Function):
@@ -625,17 +659,21 @@ def _one_dim(name: str, a: Tensor, dim: Any, args: tuple, signatures: list[str])
     return _wrap_dim(int(dim), a._data.ndim)
 
 
-def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The product over all elements or along ``dim`` (``torch.prod``)."""
+def prod(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool | None = None, *, dtype: Any = None) -> Tensor:
+    """The product over all elements or along ``dim`` (``torch.prod``; ``keepdim`` None: not given)."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
     if np_dtype is None and a._data.dtype.kind in "biu":
         np_dtype = np.dtype(np.int64)  # PyTorch multiplies integers and bools as int64
-    if dim is None:
+    if dim is ALL_DIMS and keepdim is not None or dim is None:
+        given = {"keepdim": keepdim} if dim is ALL_DIMS else {"dim": dim, "keepdim": keepdim}
+        raise _bad_keywords("prod", {k: v for k, v in given.items() if v is not None or k == "dim"}, [
+            "*, torch.dtype dtype = None", "int dim, bool keepdim = False, *, torch.dtype dtype = None"])
+    if dim is ALL_DIMS:
         return ProdAll.apply(a, np_dtype)
     d = _one_dim("prod", a, dim, (a, dim), [
         "Tensor input, *, torch.dtype dtype = None",
         "Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None"])
-    return ProdDim.apply(a, d, keepdim, np_dtype)
+    return ProdDim.apply(a, d, bool(keepdim), np_dtype)
 
 
 # ---------------------------------------------------------------------------- norms

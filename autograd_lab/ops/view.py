@@ -360,6 +360,12 @@ class SqueezeAll(Squeeze):
     node_name = "SqueezeBackward0"
 
 
+class SqueezeDims(Squeeze):
+    """``squeeze(dims)`` with a tuple or list of dims: PyTorch's own overload and node."""
+
+    node_name = "SqueezeBackward2"
+
+
 class SqueezeInplace(Squeeze):
     """The in-place ``squeeze_(dim)`` PyTorch's matmul applies to the result of ``vector @ matrix``:
     the result is that product's own tensor, not a view."""
@@ -378,7 +384,8 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
         return SqueezeAll.apply(a, tuple(i for i, s in enumerate(a._data.shape) if s == 1))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = tuple(_wrap_dim(d, a.ndim) for d in dims) if a.ndim else ()
-    return Squeeze.apply(a, tuple(d for d in dims if a._data.shape[d] == 1))
+    op = Squeeze if isinstance(dim, int) else SqueezeDims
+    return op.apply(a, tuple(d for d in dims if a._data.shape[d] == 1))
 
 
 class Unsqueeze(Function):
