@@ -251,3 +251,23 @@ def test_setitem_with_several_ellipsis(key):
         z[key] = -1
         results.append(z.tolist())
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("case", ["mask", "index"])
+def test_index_put_drops_the_values_leading_ones_as_pytorch(case):
+    """``v[mask] = x`` with x of shape (1, n) writes n elements (PyTorch's index_put drops the value's
+    leading 1s), and x's gradient gets them back; found by the random-program test."""
+    torch = pytest.importorskip("torch")
+    got = {}
+    for lib in (al, torch):
+        if case == "mask":
+            x = lib.tensor([[1.0, 2.0, 1.0]], dtype=lib.float64, requires_grad=True)
+            v = lib.zeros_like(x)
+            v[x > 0] = x
+        else:
+            x = lib.tensor([[[1.0, 2.0]]], dtype=lib.float64, requires_grad=True)
+            v = lib.zeros(3, 2, dtype=lib.float64)
+            v[lib.tensor([0, 2])] = x
+        (v * lib.arange(1.0, v.numel() + 1, dtype=lib.float64).reshape(v.shape)).sum().backward()
+        got[lib.__name__] = (v.tolist(), v.grad_fn.name(), x.grad.tolist())
+    assert got["autograd_lab"] == got["torch"]

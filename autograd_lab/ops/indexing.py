@@ -360,10 +360,13 @@ IndexPut._backward_cls.name = CopySlices.name  # the node PyTorch names torch::a
 def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
     """A copy of ``a``'s data with ``value`` written at ``key``."""
     out = np.array(a._data, copy=True)
+    data = value._data
+    target = np.empty(a._data.shape, dtype=bool)[key].shape
+    while data.ndim > len(target) and data.shape[0] == 1:  # leading 1s of the value are dropped, as
+        data = data[0]  # PyTorch's index_put does: v[mask] = x of shape (1, n) writes n elements
     try:
-        out[key] = value._data
-    except ValueError:
-        target = np.empty(a._data.shape)[key].shape
+        out[key] = data
+    except (ValueError, TypeError):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
             f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
@@ -384,13 +387,17 @@ class IndexPutAdvanced(Function):
         else:
             out = _put(a, value, key)
         ctx.accumulate = accumulate
+        ctx.value_ndim = value.ndim
         _save_key(ctx, key)
         return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None, None]:
         key = _saved_key(ctx)
-        return grad if ctx.accumulate else _outside(grad, key), getitem(grad, key), None, None
+        grad_value = getitem(grad, key)
+        if grad_value.ndim < ctx.value_ndim:  # the value's leading 1s, dropped in forward, come back
+            grad_value = grad_value.reshape((1,) * (ctx.value_ndim - grad_value.ndim) + grad_value.shape)
+        return grad if ctx.accumulate else _outside(grad, key), grad_value, None, None
 
 
 def index_put(a: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
