@@ -3,6 +3,8 @@ by the cross-cutting suites): finite differences, values and dtypes against PyTo
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import oracle, torch
@@ -121,3 +123,18 @@ def test_rsub_with_alpha(alpha, other):
     else:
         run_both(lambda lib, a, b: lib.rsub(a, b, alpha=alpha),
                  [np.array([1.0, 4.0]), np.array([[2.0], [3.0]])])
+
+
+def test_pow_of_tensors_gives_nan_without_numpy_warnings():
+    """``pow(x, x)`` with a negative base: nan as in PyTorch, and no NumPy RuntimeWarning (found by the
+    random-program test)."""
+    torch = pytest.importorskip("torch")
+    got = {}
+    for lib in (al, torch):
+        x = lib.tensor([[-0.99], [0.06], [1.34]], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = lib.pow(x, x)
+            y.sum().backward()
+        got[lib.__name__] = (np.isnan(y.detach().numpy()).tolist(), [str(w.message) for w in caught])
+    assert got["autograd_lab"] == got["torch"]

@@ -285,7 +285,8 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        out = Tensor._make(cast(_binary(np.power, a, b), a, b))
+        with _quiet():  # a negative base to a fractional power is nan, as in PyTorch: no NumPy warning
+            out = Tensor._make(cast(_binary(np.power, a, b), a, b))
         ctx.save_for_backward(a, b, out)
         return out
 
