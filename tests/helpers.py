@@ -136,3 +136,25 @@ def graph_names(t):
 
     walk(t.grad_fn)
     return [n if n != "torch::autograd::AccumulateGrad" else "AccumulateGrad" for n in out]
+
+
+def double_backward_outcome(lib, f, values, seed=3):
+    """What ``create_graph=True`` records for ``f`` in ``lib`` (float64 leaves of ``values``, a random
+    output gradient that requires grad): the derivative's node, its edges and saved tensor names, and the
+    first, second and third derivatives (by the inputs and by the output gradient), as lists."""
+    xs = [lib.tensor(np.asarray(v, dtype=np.float64), requires_grad=True) for v in values]
+    y = f(lib, *xs)
+    go = lib.tensor(rng(seed).standard_normal(tuple(y.shape)), requires_grad=True)
+    gs = lib.autograd.grad(y, xs, go, create_graph=True, allow_unused=True)
+    node = gs[0].grad_fn
+    edges = [None if n is None else type(n).__name__.split("::")[-1] for n, _ in node.next_functions]
+    saved = sorted(a for a in dir(node) if a.startswith("_saved_")
+                   and isinstance(getattr(node, a), lib.Tensor))
+    s = sum((g * g).sum() for g in gs if g is not None)
+    seconds = lib.autograd.grad(s, xs + [go], create_graph=True, allow_unused=True)
+    thirds = lib.autograd.grad(sum(g.sum() for g in seconds if g is not None), xs, allow_unused=True)
+
+    def as_list(ts):
+        return [None if t is None else np.round(t.detach().numpy(), 10).tolist() for t in ts]
+
+    return node.name(), edges, saved, as_list(gs), as_list(seconds), as_list(thirds)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import TF, both, close, d64, node_name, pair, rng, same_error, torch
+from helpers import TF, both, close, d64, double_backward_outcome, node_name, pair, rng, same_error, torch
 
 import autograd_lab as al
 from autograd_lab import nn
@@ -360,3 +360,38 @@ def test_create_graph_records_pytorchs_activation_derivative_nodes(name):
         (gg,) = lib.autograd.grad(g.sum(), x)
         outcomes.append((type(g.grad_fn).__name__, edges, g.tolist(), gg.tolist()))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("case", ["elu", "elu alpha", "softplus", "softplus beta threshold", "logsigmoid"])
+def test_create_graph_records_elu_softplus_logsigmoid_derivative_nodes(case):
+    """``EluBackwardBackward0``, ``SoftplusBackwardBackward0``, ``LogSigmoidBackwardBackward0``: PyTorch's
+    nodes, edges and saved tensors, and the same derivatives up to the third (0 and the kinks included)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    fs = {
+        "elu": lambda lib, x: lib.nn.functional.elu(x),
+        "elu alpha": lambda lib, x: lib.nn.functional.elu(x, alpha=0.5),
+        "softplus": lambda lib, x: lib.nn.functional.softplus(x),
+        "softplus beta threshold": lambda lib, x: lib.nn.functional.softplus(x, beta=2.0, threshold=1.0),
+        "logsigmoid": lambda lib, x: lib.nn.functional.logsigmoid(x),
+    }
+    values = [[[0.5, -2.0, 0.0], [7.0, -0.3, 30.0]]]
+    ours = double_backward_outcome(al, fs[case], values)
+    assert ours == double_backward_outcome(torch, fs[case], values)
+
+
+def test_logsigmoid_matches_pytorch():
+    """``F.logsigmoid`` and ``nn.LogSigmoid``: stable values at large |x|, ``LogSigmoidBackward0`` with
+    the ``exp(-|x|)`` buffer PyTorch keeps, and PyTorch's error for integers."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    x, t = both([-800.0, -3.0, 0.0, 2.5, 800.0])
+    ya, yt = al.nn.LogSigmoid()(x), torch.nn.LogSigmoid()(t)
+    close(ya, yt)
+    assert node_name(ya) == node_name(yt) == "LogSigmoidBackward0"
+    close(ya.grad_fn._saved_buffer, yt.grad_fn._saved_buffer)
+    ya.sum().backward()
+    yt.sum().backward()
+    close(x.grad, t.grad)
+    same_error(lambda: al.nn.functional.logsigmoid(al.tensor([1, 2])),
+               lambda: torch.nn.functional.logsigmoid(torch.tensor([1, 2])))

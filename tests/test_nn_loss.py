@@ -7,7 +7,20 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import TF, both, close, d64, graph_names, node_name, pair, probabilities, rng, same_error, torch
+from helpers import (
+    TF,
+    both,
+    close,
+    d64,
+    double_backward_outcome,
+    graph_names,
+    node_name,
+    pair,
+    probabilities,
+    rng,
+    same_error,
+    torch,
+)
 
 import autograd_lab as al
 from autograd_lab import nn
@@ -568,3 +581,47 @@ def test_cross_entropy_graph_is_pytorchs(reduction, kwargs, probabilities):
         kw = {k: lib.tensor(v) if k == "weight" else v for k, v in kwargs.items()}
         graphs.append(graph_names(lib.nn.functional.cross_entropy(x, target, reduction=reduction, **kw)))
     assert graphs[0] == graphs[1]
+
+
+@pytest.mark.parametrize("loss", ["smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("cut", [1.0, 0.5])
+@pytest.mark.parametrize("target_grad", [False, True])
+def test_create_graph_records_smooth_l1_and_huber_derivative_nodes(loss, reduction, cut, target_grad):
+    """``SmoothL1LossBackwardBackward0`` / ``HuberLossBackwardBackward0`` (edges grad_output, self,
+    target; the target's gradient is the same node with the two swapped): PyTorch's graph, saved tensors
+    and derivatives up to the third, at and beyond the cut."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    key = "beta" if loss == "smooth_l1_loss" else "delta"
+
+    def f(lib, x, y):
+        target = y if target_grad else y.detach()
+        return getattr(lib.nn.functional, loss)(x, target, reduction=reduction, **{key: cut})
+
+    values = [[[0.5, -2.0, 0.0], [7.0, -0.3, 1.5]], [[0.0, 0.0, 0.0], [6.0, 0.2, 0.0]]]
+    assert double_backward_outcome(al, f, values) == double_backward_outcome(torch, f, values)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("target_grad", [False, True])
+def test_create_graph_records_binary_cross_entropy_derivative_node(reduction, weighted, target_grad):
+    """``BinaryCrossEntropyBackwardBackward0`` (edges grad_output, self, target; weight saved, no edge):
+    PyTorch's graph, saved tensors and derivatives up to the third."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def f(lib, x, y):
+        target = y if target_grad else y.detach()
+        weight = lib.tensor([[1.0, 2.0, 0.5]], dtype=lib.float64) if weighted else None
+        return lib.nn.functional.binary_cross_entropy(x, target, weight=weight, reduction=reduction)
+
+    values = [probabilities((2, 3), 1), probabilities((2, 3), 2)]
+    ours, theirs = double_backward_outcome(al, f, values), double_backward_outcome(torch, f, values)
+    assert ours[:3] == theirs[:3]
+    for a, t in zip(ours[3:], theirs[3:]):  # PyTorch's own 1e-12 guards: equal to ~1e-10
+        for x, y in zip(a, t):
+            assert (x is None) == (y is None)
+            if x is not None:
+                np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-9)

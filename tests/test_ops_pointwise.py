@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import oracle, torch
+from helpers import double_backward_outcome, oracle, torch
 from op_cases import UNARY, arr, check, distinct, make, run_both, same_outcome, table_tests
 
 import autograd_lab as al
@@ -201,3 +201,14 @@ def test_relu_backward_passes_nan_inf_and_minus_zero_as_pytorch_does(dtype):
     ref.relu().backward(t.tensor(g, dtype=getattr(t, dtype)))
     got, want = ours.grad.numpy(), ref.grad.numpy()
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (got, want)
+
+
+@oracle
+def test_hypot_derivative_is_grouped_as_pytorchs():
+    """``grad * self / result``: with ``create_graph=True`` PyTorch records DivBackward0(MulBackward0,
+    HypotBackward0); the same derivatives up to the third."""
+    def f(lib, a, b):
+        return lib.hypot(a, b)
+
+    values = [[[0.5, -2.0, 3.0], [7.0, -0.3, 1.5]], [[1.0, 2.0, -4.0], [0.5, 0.2, 1.0]]]
+    assert double_backward_outcome(al, f, values) == double_backward_outcome(torch, f, values)

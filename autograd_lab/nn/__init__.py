@@ -28,6 +28,7 @@ from .modules import (
     LayerNorm,
     LeakyReLU,
     Linear,
+    LogSigmoid,
     LogSoftmax,
     MaxPool1d,
     MaxPool2d,
@@ -59,6 +60,6 @@ __all__ = [
     "GELU", "Hardtanh", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
     "ModuleList", "NLLLoss", "PReLU", "Parameter", "ParameterList", "ReLU", "ReLU6", "Sequential", "SiLU",
-    "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional",
-    "init", "utils",
+    "Sigmoid", "SmoothL1Loss", "Softmax", "LogSigmoid", "Softplus", "Softsign", "Tanh", "Unflatten",
+    "functional", "init", "utils",
 ]

@@ -772,9 +772,8 @@ class Hypot(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b, out = ctx.saved_tensors
-        r = grad / out
-        return (r * a if a is not None else None), (r * b if b is not None else None)
+        a, b, out = ctx.saved_tensors  # grouped as PyTorch's: grad * self / result
+        return (grad * a / out if a is not None else None), (grad * b / out if b is not None else None)
 
 
 def hypot(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:

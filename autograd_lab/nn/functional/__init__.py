@@ -28,6 +28,7 @@ from .activation import (
     leaky_relu,
     leaky_relu_,
     log_softmax,
+    logsigmoid,
     mish,
     prelu,
     relu,
@@ -61,14 +62,10 @@ from .pooling import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, ma
 from .sparse import embedding, one_hot
 
 __all__ = [
-    "adaptive_avg_pool2d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool2d",
-    "batch_norm", "binary_cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "binary_cross_entropy_with_logits", "conv1d", "conv1d", "conv2d", "conv2d", "cosine_similarity",
-    "cosine_similarity", "cross_entropy", "dropout", "elu", "elu", "elu_", "elu_", "embedding", "embedding",
-    "gelu", "gelu", "hardtanh", "hardtanh", "hardtanh_", "hardtanh_", "huber_loss", "huber_loss", "kl_div",
-    "kl_div", "l1_loss", "layer_norm", "layer_norm", "leaky_relu", "leaky_relu", "leaky_relu_",
-    "leaky_relu_", "linear", "log_softmax", "max_pool1d", "max_pool1d", "max_pool2d", "max_pool2d", "mish",
-    "mish", "mse_loss", "nll_loss", "normalize", "normalize", "one_hot", "pad", "pad", "prelu", "prelu",
-    "relu", "relu6", "relu6", "relu_", "sigmoid", "silu", "silu", "smooth_l1_loss", "smooth_l1_loss",
-    "softmax", "softplus", "softplus", "softsign", "softsign", "tanh",
+    "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cosine_similarity", "cross_entropy", "dropout",
+    "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss", "kl_div", "l1_loss",
+    "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "max_pool1d",
+    "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu", "relu6",
+    "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "softsign", "tanh",
 ]

@@ -1,5 +1,5 @@
-"""Activations: relu, sigmoid, tanh, softmax; leaky_relu, gelu, silu, mish, elu, softplus, hardtanh,
-relu6, softsign, prelu. Each op PyTorch records as one node is one :class:`Function` with PyTorch's
+"""Activations: relu, sigmoid, tanh, softmax; leaky_relu, gelu, silu, mish, elu, softplus, logsigmoid,
+hardtanh, relu6, softsign, prelu. Each op PyTorch records as one node is one :class:`Function` with PyTorch's
 node name:
 
 ==================================  ================================================================
@@ -9,6 +9,7 @@ node name:
 ``silu`` / ``mish``                 ``SiluBackward0`` / ``MishBackward0``
 ``elu``                             ``EluBackward0``; in place ``EluBackward1``
 ``softplus`` / ``hardtanh``         ``SoftplusBackward0`` / ``HardtanhBackward0`` (also ``relu6``)
+``logsigmoid``                      ``LogSigmoidBackward0`` (keeps ``exp(-|x|)`` as ``buffer``)
 ``prelu``                           ``PreluKernelBackward0`` (the weight viewed to broadcast)
 ==================================  ================================================================
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ...dtypes import scalar_type_name
 from ...function import Function
-from ...ops import comparison, logarithmic, pointwise
+from ...ops import logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
 from ...ops.promotion import _const
 from ...ops.scalar import AddNumber
@@ -351,8 +352,33 @@ class Elu(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (x,) = ctx.saved_tensors
-        pos = _mask(x._data > 0, grad)
-        return grad * (pos + (1 - pos) * pointwise.exp(comparison.clamp(x, None, 0)) * ctx.alpha), None
+        return EluBackward.apply(grad, x, ctx.alpha), None
+
+
+class EluBackward(Function):
+    """elu's derivative ``grad * (1 if x > 0 else alpha * exp(x))`` as one node, recorded as PyTorch's
+    with ``create_graph=True``."""
+
+    node_name = "EluBackwardBackward0"
+    saved_names = ("grad_output", "self_or_result")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, alpha: float) -> Tensor:
+        ctx.save_for_backward(grad, x)
+        ctx.alpha = alpha
+        _keep(ctx, alpha=alpha, scale=1, input_scale=1, is_result=False)
+        g, d = grad._data, x._data
+        slope = np.exp(np.minimum(d, 0)) * d.dtype.type(alpha)
+        return Tensor._make(np.where(d > 0, g, g * slope).astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        grad, x = ctx.saved_tensors
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        g_grad = EluBackward.apply(gg, x, ctx.alpha) if need_grad else None
+        # alpha * exp(x) where x < 0 (PyTorch's elu_double_backward: elu_backward of gg * grad, masked)
+        g_x = EluBackward.apply(gg * grad, x, ctx.alpha) * _mask(x._data < 0, gg) if need_x else None
+        return g_grad, g_x, None
 
 
 class EluResult(Function):
@@ -410,14 +436,95 @@ class Softplus(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         (x,) = ctx.saved_tensors
-        linear = _mask(x._data * x._data.dtype.type(ctx.beta) > ctx.threshold, grad)
-        return grad * (linear + (1 - linear) * pointwise.sigmoid(x * ctx.beta)), None, None
+        return SoftplusBackward.apply(grad, x, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackward(Function):
+    """softplus's derivative ``grad * sigmoid(beta * x)`` (``grad`` where linear) as one node, recorded
+    as PyTorch's with ``create_graph=True``."""
+
+    node_name = "SoftplusBackwardBackward0"
+    saved_names = ("grad_output", "self")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, beta: float, threshold: float) -> Tensor:
+        ctx.save_for_backward(grad, x)
+        ctx.beta, ctx.threshold = beta, threshold
+        _keep(ctx, beta=beta, threshold=threshold)
+        g, d = grad._data, x._data
+        scaled = d * d.dtype.type(beta)
+        out = np.where(scaled > threshold, g, g * _sigmoid_np(scaled))
+        return Tensor._make(out.astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        grad, x = ctx.saved_tensors
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        g_grad = SoftplusBackward.apply(gg, x, ctx.beta, ctx.threshold) if need_grad else None
+        g_x = None
+        if need_x:  # PyTorch's softplus_double_backward: sigmoid's derivative, 0 where linear, times beta
+            scaled = x * ctx.beta
+            curved = _mask(scaled._data < ctx.threshold, gg)
+            g_x = pointwise.SigmoidBackward.apply(gg * grad, pointwise.sigmoid(scaled)) * curved * ctx.beta
+        return g_grad, g_x, None, None
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """Smooth ReLU, ``log(1 + exp(beta * x)) / beta`` (``SoftplusBackward0``)."""
     _require_float(input, "softplus_cpu")
     return Softplus.apply(input, float(beta), float(threshold))
+
+
+# ---------------------------------------------------------------------------- logsigmoid
+class LogSigmoid(Function):
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, never overflowing; like PyTorch it keeps
+    ``exp(-|x|)`` as ``buffer`` for the backward."""
+
+    node_name = "LogSigmoidBackward0"
+    saved_names = ("self", "buffer")
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        d = x._data
+        buffer = np.exp(-np.abs(d))
+        ctx.save_for_backward(x, Tensor._make(buffer))
+        return Tensor._make((np.minimum(d, 0) - np.log1p(buffer)).astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        x, buffer = ctx.saved_tensors
+        return LogSigmoidBackward.apply(grad, x, (buffer,))
+
+
+class LogSigmoidBackward(Function):
+    """logsigmoid's derivative ``grad * sigmoid(-x)`` as one node, recorded as PyTorch's with
+    ``create_graph=True``. The buffer comes boxed: no input of the node (no edge), as in PyTorch."""
+
+    node_name = "LogSigmoidBackwardBackward0"
+    saved_names = ("grad_output", "self", "buffer")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, boxed: tuple) -> Tensor:
+        (buffer,) = boxed
+        ctx.save_for_backward(grad, x, buffer)
+        g, d, e = grad._data, x._data, buffer._data
+        return Tensor._make((g * np.where(d < 0, 1 / (1 + e), e / (1 + e))).astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        grad, x, buffer = ctx.saved_tensors
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        g_grad = LogSigmoidBackward.apply(gg, x, (buffer,)) if need_grad else None
+        if not need_x:
+            return g_grad, None, None
+        s = pointwise.sigmoid(x)  # PyTorch's log_sigmoid_double_backward: gg * grad * (s - 1) * s
+        return g_grad, gg * grad * (s - 1) * s, None
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(1 / (1 + exp(-x)))``, computed stably (``LogSigmoidBackward0``)."""
+    _require_float(input, "log_sigmoid_cpu")
+    return LogSigmoid.apply(input)
 
 
 # ---------------------------------------------------------------------------- hardtanh, relu6

@@ -23,6 +23,7 @@ import numpy as np
 from ... import dtypes
 from ...dtypes import Size, scalar_type_name
 from ...function import Function
+from ...grad_mode import no_grad
 from ...ops import comparison, logarithmic, pointwise
 from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
 from ...ops.scalar import AddNumber, DivNumber, MulNumber
@@ -373,14 +374,64 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
         x, y, weight = ctx.saved_tensors
-        if ctx.reduction == "mean":
-            grad = grad / ctx.count
-        if weight is not None:
-            grad = grad * weight
         need_x, need_y = ctx.needs_input_grad[:2]
-        grad_x = grad * (x - y) / comparison.clamp(x * (1 - x), 1e-12, None) if need_x else None
-        grad_y = grad * (pointwise.log(1 - x) - pointwise.log(x)) if need_y else None
+        grad_x = BinaryCrossEntropyBackward.apply(grad, x, y, (weight,), ctx.reduction) if need_x else None
+        grad_y = None
+        if need_y:  # -logit(x) * grad, as PyTorch's binary_cross_entropy_target_backward
+            grad_y = (pointwise.log(1 - x) - pointwise.log(x)) * grad
+            if weight is not None:
+                grad_y = grad_y * weight
+            if ctx.reduction == "mean":
+                grad_y = DivNumber.apply(grad_y, ctx.count)
         return grad_x, grad_y, None, None
+
+
+class BinaryCrossEntropyBackward(Function):
+    """The derivative by the input, ``grad * (x - y) / max(x * (1 - x), 1e-12)``, as one node: recorded as
+    PyTorch's with ``create_graph=True``, with PyTorch's second derivatives (their ``1e-12`` guards)."""
+
+    node_name = "BinaryCrossEntropyBackwardBackward0"
+    saved_names = ("grad_output", "self", "target", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, y: Tensor, boxed: tuple, reduction: str) -> Tensor:
+        (weight,) = boxed
+        ctx.save_for_backward(grad, x, y, weight)
+        ctx.reduction = reduction
+        _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
+        d, t = x._data, y._data
+        out = grad._data * (d - t) / np.maximum(d * (1 - d), 1e-12)
+        if weight is not None:
+            out = out * weight._data
+        if reduction == "mean":
+            out = out / d.size
+        return Tensor._make(out.astype(d.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None, None]:
+        grad, x, y, weight = ctx.saved_tensors
+        need_grad, need_x, need_y = ctx.needs_input_grad[:3]
+        eps, n = 1e-12, x.numel()
+
+        def scaled(t: Tensor) -> Tensor:
+            t = t * weight if weight is not None else t
+            return t / n if ctx.reduction == "mean" else t
+
+        g_grad = g_x = g_y = None
+        if need_grad:
+            g_grad = gg * (x - y) / ((x + eps) * (1 - x + eps))
+            g_grad = g_grad * weight if weight is not None else g_grad
+            if ctx.reduction != "none":
+                g_grad = g_grad.sum() / n if ctx.reduction == "mean" else g_grad.sum()
+        if need_x:
+            curve = (x * x - 2 * x * y + y) / ((x + eps) ** 2 * (1 - x + eps) ** 2)
+            g_x = scaled(curve * (gg * grad))
+        if need_y:
+            denom = (1 - x) * x
+            with no_grad():  # clamped unseen by autograd, as PyTorch does
+                denom.clamp_(min=eps)
+            g_y = scaled(-gg * grad / denom)
+        return g_grad, g_x, g_y, None, None
 
 
 def _broadcast_shapes_against(base: Size, other: Size) -> tuple[int, ...]:
@@ -523,28 +574,72 @@ class _RobustLoss(Function):
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
         a, b = ctx.saved_tensors
-        diff = a._data - b._data
-        inside = _mask(np.abs(diff) <= ctx.cut, grad)
-        outer = _const(np.sign(diff).astype(grad._data.dtype))
-        if ctx.reduction == "mean":
-            grad = grad / ctx.count
-        if cls.huber:
-            g = grad * (inside * (a - b) + (1 - inside) * outer * ctx.cut)
-        else:
-            g = grad * (inside * (a - b) / ctx.cut + (1 - inside) * outer)
         need_a, need_b = ctx.needs_input_grad[:2]
-        return (g if need_a else None), (-g if need_b else None), None, None
+        node = cls.derivative
+        # the target's gradient is the same derivative with the two swapped, as PyTorch's formula
+        return (node.apply(grad, a, b, ctx.reduction, ctx.cut) if need_a else None), (
+            node.apply(grad, b, a, ctx.reduction, ctx.cut) if need_b else None), None, None
+
+
+class _RobustLossBackward(Function):
+    """The derivative by ``self`` of smooth L1 (``diff / beta`` inside, ``sign(diff)`` beyond) or Huber
+    (``diff`` inside, ``delta * sign(diff)`` beyond), times ``grad``, as one node: recorded as PyTorch's
+    with ``create_graph=True``. Its own derivative by ``self`` is ``gg * grad`` (over beta) inside."""
+
+    huber = False
+
+    @classmethod
+    def forward(cls, ctx: Any, grad: Tensor, a: Tensor, b: Tensor, reduction: str, cut: float) -> Tensor:
+        ctx.save_for_backward(grad, a, b)
+        ctx.reduction, ctx.cut = reduction, cut
+        _keep(ctx, **{"delta" if cls.huber else "beta": cut}, reduction=_REDUCTION_ENUM[reduction])
+        diff = a._data - b._data
+        dt = diff.dtype.type
+        inside = diff / dt(cut) if not cls.huber else diff
+        slope = np.where(np.abs(diff) < cut, inside, np.sign(diff) * dt(cut if cls.huber else 1))
+        out = grad._data * slope
+        if reduction == "mean":
+            out = out / dt(diff.size)
+        return Tensor._make(out.astype(diff.dtype, copy=False))
+
+    @classmethod
+    def backward(cls, ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None, None]:
+        grad, a, b = ctx.saved_tensors
+        need_grad, need_a, need_b = ctx.needs_input_grad[:3]
+        g_grad = cls.apply(gg, a, b, ctx.reduction, ctx.cut) if need_grad else None
+        g_a = g_b = None
+        if need_a or need_b:
+            curve = gg * grad * _mask(np.abs(a._data - b._data) < ctx.cut, gg)
+            if not cls.huber:
+                curve = curve / ctx.cut
+            if ctx.reduction == "mean":
+                curve = curve / a.numel()
+            g_a, g_b = (curve if need_a else None), (-curve if need_b else None)
+        return g_grad, g_a, g_b, None, None
+
+
+class SmoothL1LossBackward(_RobustLossBackward):
+    node_name = "SmoothL1LossBackwardBackward0"
+    saved_names = ("grad_output", "self", "target")
+
+
+class HuberLossBackward(_RobustLossBackward):
+    node_name = "HuberLossBackwardBackward0"
+    saved_names = ("grad_output", "self", "target")
+    huber = True
 
 
 class SmoothL1Loss(_RobustLoss):
     node_name = "SmoothL1LossBackward0"
     saved_names = ("self", "target")
+    derivative = SmoothL1LossBackward
 
 
 class HuberLoss(_RobustLoss):
     node_name = "HuberLossBackward0"
     saved_names = ("self", "target")
     huber = True
+    derivative = HuberLossBackward
 
 
 def _warn_target_size(input: Tensor, target: Tensor) -> None:

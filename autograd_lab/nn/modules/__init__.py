@@ -5,6 +5,7 @@ from .activation import (
     GELU,
     Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
     Mish,
     PReLU,
@@ -45,5 +46,5 @@ __all__ = [
     "GELU", "Hardtanh", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
     "ModuleList", "NLLLoss", "PReLU", "ParameterList", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid",
-    "SmoothL1Loss", "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten",
+    "SmoothL1Loss", "Softmax", "LogSigmoid", "Softplus", "Softsign", "Tanh", "Unflatten",
 ]

@@ -1,5 +1,6 @@
 """Activation layers: ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``, ``LeakyReLU``,
-``GELU``, ``SiLU``, ``Mish``, ``ELU``, ``Softplus``, ``Hardtanh``, ``ReLU6``, ``Softsign``, ``PReLU``."""
+``GELU``, ``SiLU``, ``Mish``, ``ELU``, ``Softplus``, ``LogSigmoid``, ``Hardtanh``, ``ReLU6``, ``Softsign``,
+``PReLU``."""
 
 from __future__ import annotations
 
@@ -154,6 +155,13 @@ class Softplus(Module):
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``, computed stably."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
 
 
 class Hardtanh(Module):
