@@ -60,6 +60,7 @@ from .dtypes import (
     short,
     uint8,
 )
+from .function import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .grad_mode import (
     enable_grad,
     inference_mode,

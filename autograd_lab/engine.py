@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from . import grad_mode
-from .function import AccumulateGrad, Node, gradient_edge, is_anomaly_enabled
+from .function import AccumulateGrad, Node, _anomaly, gradient_edge, is_anomaly_enabled
 from .tensor import Tensor
 
 Observer = Callable[[Node, tuple, tuple], None]
@@ -235,7 +235,12 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
 def _apply(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
     """``node.apply``, naming the forward call that made the node when anomaly detection is on."""
     try:
-        return node.apply(*grads)
+        out = node.apply(*grads)
+        if _anomaly["enabled"] and _anomaly["check_nan"]:
+            for i, g in enumerate(out):
+                if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        return out
     except Exception:
         if is_anomaly_enabled() and node._forward_trace:
             warnings.warn(

@@ -16,9 +16,11 @@ summed back to the input's shape here, in one place (:meth:`BackwardNode.apply`)
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import sys
 import traceback
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -30,7 +32,7 @@ from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor
 
 _sequence = itertools.count()
 _GRAD = grad_mode._state  # read on every op: its attribute, not a function call
-_anomaly = {"enabled": False}
+_anomaly = {"enabled": False, "check_nan": True}
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -78,7 +80,7 @@ class Node:
         # collector to track, instead of a tuple per edge more; next_functions pairs them up
         self._edges: tuple[Node | int | None, ...] = ()
         if _anomaly["enabled"]:
-            self._forward_trace = traceback.format_stack()[:-3]
+            self._forward_trace = _user_stack()
 
     @property
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
@@ -604,23 +606,57 @@ def _run_forward(cls: type[Function], ctx: Any, args: tuple, kwargs: dict) -> An
         _GRAD.enabled = True
 
 
-def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
-    """Record each node's forward traceback so a failing backward can say where the op came from."""
-    _anomaly["enabled"] = bool(mode)
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_stack() -> list[str]:
+    """The stack that made a node, down to the caller's last frame: this package's own frames below it
+    dropped, as PyTorch's traceback ends where Python calls into its C++ op."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    return traceback.format_list(frames)
+
+
+class set_detect_anomaly:
+    """Anomaly detection on or off, as a call or a context manager (restoring the previous state): each
+    node records its forward traceback, named when its backward fails; with ``check_nan`` a backward
+    that returns nan fails."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = (_anomaly["enabled"], _anomaly["check_nan"])
+        _anomaly.update(enabled=bool(mode), check_nan=bool(check_nan))
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _anomaly["enabled"], _anomaly["check_nan"] = self.prev
 
 
 def is_anomaly_enabled() -> bool:
     return _anomaly["enabled"]
 
 
+def is_anomaly_check_nan_enabled() -> bool:
+    return _anomaly["check_nan"]
+
+
 class detect_anomaly:
-    """Context manager form of :func:`set_detect_anomaly`."""
+    """Anomaly detection on inside the block (see :class:`set_detect_anomaly`); warns, as PyTorch,
+    that it is slow."""
 
     def __init__(self, check_nan: bool = True) -> None:
-        self.prev = _anomaly["enabled"]
+        self.prev = (_anomaly["enabled"], _anomaly["check_nan"])
+        self.check_nan = check_nan
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+            "enabled for debugging.",
+            stacklevel=2,
+        )
 
     def __enter__(self) -> None:
-        set_detect_anomaly(True)
+        _anomaly.update(enabled=True, check_nan=bool(self.check_nan))
 
     def __exit__(self, *exc: object) -> None:
-        set_detect_anomaly(self.prev)
+        _anomaly["enabled"], _anomaly["check_nan"] = self.prev

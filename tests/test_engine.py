@@ -265,7 +265,9 @@ def test_most_recently_created_ready_node_runs_first():
 
 def test_detect_anomaly_reports_where_the_failing_op_was_made():
     x = f64([1.0, 2.0])
-    with torch.autograd.detect_anomaly():
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        anomaly = torch.autograd.detect_anomaly()
+    with anomaly:
         y = x.exp()
         y.mul_(2)
         with warnings.catch_warnings(record=True) as record:
@@ -342,3 +344,46 @@ def test_grad_runs_the_output_hooks_and_retain_grad_before_the_unused_input_erro
     real = pytest.importorskip("torch")
     assert (_unused_input_after_output_hooks(torch, outputs)
             == _unused_input_after_output_hooks(real, outputs))
+
+
+def _anomaly_outcome(lib, check_nan=True):
+    """What each library says when a backward returns nan under detect_anomaly: the error, and the
+    warnings with the traceback's frames (PyTorch's C++ suffix '(Triggered internally at ...)' cut)."""
+    import re
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        with lib.autograd.detect_anomaly(check_nan=check_nan):
+            inside = (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
+            x = lib.tensor([1.0, -1.0], requires_grad=True)
+            y = x.sqrt()  # nan at -1, and its gradient nan
+            try:
+                (y * 0).sum().backward()
+                error = None
+            except RuntimeError as e:
+                error = str(e)
+    texts = [re.sub(r" \(Triggered internally at .*\)$", "", str(w.message)) for w in record]
+    return inside, error, texts, (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
+
+
+@pytest.mark.parametrize("check_nan", [True, False])
+def test_detect_anomaly_checks_for_nan_and_warns_as_pytorch(check_nan):
+    """detect_anomaly warns it is slow; a backward returning nan fails with PyTorch's text and the
+    traceback of the forward call in the user's code only (no frames of the library)."""
+    real = pytest.importorskip("torch")
+    ours, theirs = _anomaly_outcome(torch, check_nan), _anomaly_outcome(real, check_nan)
+    assert ours == theirs
+    nan_error = "Function 'SqrtBackward0' returned nan values in its 0th output."
+    assert ours[1] == (nan_error if check_nan else None)
+
+
+def test_set_detect_anomaly_is_a_call_and_a_context_manager():
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        assert torch.is_anomaly_enabled() and not torch.is_anomaly_check_nan_enabled()
+    assert not torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+    torch.autograd.set_detect_anomaly(True)
+    try:
+        assert torch.is_anomaly_enabled()
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    assert not torch.is_anomaly_enabled()
