@@ -154,7 +154,20 @@ def double_backward_outcome(lib, f, values, seed=3):
     seconds = lib.autograd.grad(s, xs + [go], create_graph=True, allow_unused=True)
     thirds = lib.autograd.grad(sum(g.sum() for g in seconds if g is not None), xs, allow_unused=True)
 
-    def as_list(ts):
-        return [None if t is None else np.round(t.detach().numpy(), 10).tolist() for t in ts]
+    def arrays(ts):
+        return [None if t is None else t.detach().numpy() for t in ts]
 
-    return node.name(), edges, saved, as_list(gs), as_list(seconds), as_list(thirds)
+    return node.name(), edges, saved, arrays(gs), arrays(seconds), arrays(thirds)
+
+
+def assert_same_double_backward(f, values, orders=(1, 2, 3), rtol=1e-9, atol=1e-10):
+    """:func:`double_backward_outcome` of autograd_lab and of PyTorch agree: the same node, edges and
+    saved tensors, and derivatives of the given orders equal (to float64 rounding)."""
+    ours, theirs = double_backward_outcome(al, f, values), double_backward_outcome(torch, f, values)
+    assert ours[:3] == theirs[:3]
+    for order in orders:
+        for k, (a, t) in enumerate(zip(ours[2 + order], theirs[2 + order])):
+            assert (a is None) == (t is None), (order, k, a, t)
+            if a is not None:
+                np.testing.assert_allclose(a, t, rtol=rtol, atol=atol, err_msg=f"order {order}, input {k}")
+    return ours, theirs

@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import TF, both, close, copy_weights, d64, node_name, pair, rng, same_error, torch
+from helpers import (
+    TF,
+    assert_same_double_backward,
+    both,
+    close,
+    copy_weights,
+    d64,
+    node_name,
+    pair,
+    rng,
+    same_error,
+    torch,
+)
 
 import autograd_lab as al
 from autograd_lab import nn
@@ -194,3 +206,32 @@ def test_normalize_gradcheck(shape, p, dim):
     a = d64(rng(37).standard_normal(shape))
     assert gradcheck(lambda x: F.normalize(x, p, dim), (a,))
     assert gradgradcheck(lambda x: F.normalize(x, p, dim), (a,))
+
+
+@pytest.mark.parametrize("affine", ["none", "weight", "weight and bias"])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 2, 3)])
+def test_layer_norm_create_graph_records_pytorchs_derivative_node(affine, shape):
+    """``NativeLayerNormBackwardBackward0`` (edges grad_out, input, mean, rstd, weight, bias): PyTorch's
+    node, edges and saved tensors, and the same first and second derivatives. The third: PyTorch's
+    treats the saved mean and rstd as constants and is wrong by the input (finite differences say so);
+    ours is checked against finite differences instead."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    normalized = shape[1:]
+    gen = rng(7)
+    values = [gen.standard_normal(shape)]
+    if affine != "none":
+        values.append(gen.standard_normal(normalized))
+    if affine == "weight and bias":
+        values.append(gen.standard_normal(normalized))
+
+    def f(lib, x, *affine_params):
+        y = lib.nn.functional.layer_norm(x, normalized, *affine_params)
+        return y * y  # a loss whose second derivative by the output is not 0
+
+    assert_same_double_backward(f, values, orders=(1, 2))
+
+    def first_derivatives(*leaves):
+        return al.autograd.grad(f(al, *leaves).sum(), leaves, create_graph=True)
+
+    assert gradgradcheck(first_derivatives, [d64(v) for v in values])

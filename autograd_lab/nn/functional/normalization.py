@@ -177,19 +177,85 @@ class NativeLayerNorm(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
-        x, weight, _bias, _mean, _rstd = ctx.saved_tensors
+        x, weight, bias, mean, rstd = ctx.saved_tensors
+        mask = ctx.needs_input_grad[:3]
+        weight = _UNDEFINED if weight is None else weight  # absent: still an edge, to nowhere
+        bias = _UNDEFINED if bias is None else bias
+        gx, gw, gb = LayerNormBackward.apply(grad, x, mean, rstd, weight, bias, (ctx.axes, ctx.eps, mask))
+        return gx, gw, gb, None, None
+
+
+class LayerNormBackward(Function):
+    """layer_norm's derivatives ``(grad_input, grad_weight, grad_bias)`` as one node, recorded as
+    PyTorch's ``NativeLayerNormBackwardBackward0`` with ``create_graph=True`` (edges: grad_out, input,
+    mean, rstd, weight, bias). With ``x̂ = (x - mean) * rstd`` and ``P(z) = z - mean(z) - x̂ mean(z x̂)``
+    over the normalised dims: ``grad_input = rstd * P(grad * weight)``, ``grad_weight = sum(grad * x̂)``,
+    ``grad_bias = sum(grad)`` over the other dims."""
+
+    node_name = "NativeLayerNormBackwardBackward0"
+    saved_names = ("grad_out", "input", "mean", "rstd", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, weight: Tensor,
+                bias: Tensor, how: tuple) -> tuple:
+        axes, eps, mask = how
+        weight = None if weight is _UNDEFINED else weight
+        bias = None if bias is _UNDEFINED else bias
+        ctx.save_for_backward(grad, x, mean, rstd, weight)
+        ctx.axes, ctx.eps = axes, eps
+        _keep(ctx, normalized_shape=[x.shape[a] for a in axes])
+        data, g = x._data, grad._data
+        wide = data.astype(np.float64)
+        mu = wide.mean(axis=axes, keepdims=True) if data.size else 0.0
+        r = 1.0 / np.sqrt(((wide - mu) ** 2).mean(axis=axes, keepdims=True) + eps) if data.size else 0.0
+        x_hat = (wide - mu) * r
+        batch = tuple(range(data.ndim - len(axes)))
+        gx = gw = gb = None
+        if mask[0]:
+            h = g * weight._data if weight is not None else g
+            if data.size:
+                h = h - h.mean(axis=axes, keepdims=True) - x_hat * (h * x_hat).mean(axis=axes, keepdims=True)
+            gx = Tensor._make((r * h).astype(data.dtype, copy=False))
+        if mask[1] and weight is not None:
+            gw = Tensor._make((g * x_hat).sum(axis=batch).astype(data.dtype, copy=False))
+        if mask[2] and bias is not None:
+            gb = Tensor._make(g.sum(axis=batch).astype(data.dtype, copy=False))
+        return gx, gw, gb
+
+    @staticmethod
+    def backward(ctx: Any, ggx: Tensor | None, ggw: Tensor | None, ggb: Tensor | None) -> tuple:
+        grad, x, _mean, _rstd, weight = ctx.saved_tensors
         axes = ctx.axes
-        centered = x - x.mean(axes, keepdim=True)
-        rstd = ((centered * centered).mean(axes, keepdim=True) + ctx.eps) ** -0.5
-        x_hat = centered * rstd
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        grad_x = None
-        if need_x:
-            g = grad * weight if weight is not None else grad
-            grad_x = rstd * (g - g.mean(axes, keepdim=True) - x_hat * (g * x_hat).mean(axes, keepdim=True))
-        grad_w = grad * x_hat if need_w else None  # the node sums these back to normalized_shape
-        grad_b = grad if need_b else None
-        return grad_x, grad_w, grad_b, None, None
+        n = int(np.prod([x.shape[a] for a in axes]))
+        centered = x - x.mean(axes, keepdim=True)  # tensor ops: the third derivative works too
+        r = ((centered * centered).mean(axes, keepdim=True) + ctx.eps) ** -0.5
+        x_hat = centered * r
+
+        def project(z: Tensor) -> Tensor:
+            return z - z.mean(axes, keepdim=True) - x_hat * (z * x_hat).mean(axes, keepdim=True)
+
+        h = grad * weight if weight is not None else grad
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        need_w = ctx.needs_input_grad[4]
+        d_grad = d_x = d_w = None
+        px = r * project(ggx) if ggx is not None else None
+        if need_grad:
+            terms = [px * weight if weight is not None else px] if px is not None else []
+            terms += [ggw * x_hat] if ggw is not None else []
+            terms += [ggb.expand_as(grad)] if ggb is not None else []
+            d_grad = sum(terms[1:], terms[0]) if terms else None
+        if need_w and px is not None:
+            d_w = grad * px  # the node sums it back to the weight's shape
+        if need_x and (ggx is not None or ggw is not None):
+            v = ggw * grad if ggw is not None else None
+            if ggx is not None:  # the derivative by x through x̂ and through rstd
+                bend = -r * (ggx * (h * x_hat).mean(axes, keepdim=True)
+                             + h * (ggx * x_hat).mean(axes, keepdim=True))
+                v = bend if v is None else v + bend
+            d_x = r * project(v)
+            if ggx is not None:
+                d_x = d_x - r * r * x_hat * (ggx * project(h)).sum(axes, keepdim=True) / n
+        return d_grad, d_x, None, None, d_w, None, None
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
