@@ -393,7 +393,8 @@ def erf(a: Tensor) -> Tensor:
     return Erf.apply(a)
 
 
-Erfc = _unary("Erfc", "ErfcBackward0", _erfc, lambda g, x: g * (-2.0 / _SQRT_PI) * exp(-(x * x)))
+Erfc = _unary("Erfc", "ErfcBackward0", _erfc,
+              lambda g, x: MulNumber.apply(exp(-(x ** 2)), -2.0 / _SQRT_PI) * g)
 
 
 def erfc(a: Tensor) -> Tensor:
@@ -402,7 +403,7 @@ def erfc(a: Tensor) -> Tensor:
 
 
 Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv,
-                lambda g, x: g * (0.5 * _SQRT_PI) * exp(erfinv(x) ** 2))
+                lambda g, x: MulNumber.apply(exp(erfinv(x) ** 2), 0.5 * _SQRT_PI) * g)
 
 
 def erfinv(a: Tensor) -> Tensor:
@@ -410,7 +411,7 @@ def erfinv(a: Tensor) -> Tensor:
     return Erfinv.apply(a)
 
 
-Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda g, x: g / (x + 1))
+Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda g, x: g / AddNumber.apply(x, 1))
 
 
 def log1p(a: Tensor) -> Tensor:
@@ -426,7 +427,8 @@ def expm1(a: Tensor) -> Tensor:
     return Expm1.apply(a)
 
 
-Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda g, y: -0.5 * g * y ** 3, "result")
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x),
+               lambda g, y: MulNumber.apply(g, -0.5) * y ** 3, "result")
 
 
 def rsqrt(a: Tensor) -> Tensor:
@@ -442,7 +444,7 @@ def exp2(a: Tensor) -> Tensor:
     return Exp2.apply(a)
 
 
-Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda g, x: g / (x * _LN2))
+Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda g, x: g / MulNumber.apply(x, _LN2))
 
 
 def log2(a: Tensor) -> Tensor:
@@ -450,7 +452,7 @@ def log2(a: Tensor) -> Tensor:
     return Log2.apply(a)
 
 
-Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda g, x: g / (x * _LN10))
+Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda g, x: g / MulNumber.apply(x, _LN10))
 
 
 def log10(a: Tensor) -> Tensor:
@@ -466,7 +468,7 @@ def tan(a: Tensor) -> Tensor:
     return Tan.apply(a)
 
 
-Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda g, x: g * rsqrt(1 - x * x))
+Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda g, x: g * rsqrt(AddNumber.apply(-x * x, 1)))
 
 
 def asin(a: Tensor) -> Tensor:
@@ -474,7 +476,7 @@ def asin(a: Tensor) -> Tensor:
     return Asin.apply(a)
 
 
-Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda g, x: -g * rsqrt(1 - x * x))
+Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda g, x: g * -rsqrt(AddNumber.apply(-x * x, 1)))
 
 
 def acos(a: Tensor) -> Tensor:
@@ -506,7 +508,7 @@ def cosh(a: Tensor) -> Tensor:
     return Cosh.apply(a)
 
 
-Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g * rsqrt(x * x + 1))
+Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g * rsqrt(AddNumber.apply(x ** 2, 1)))
 
 
 def asinh(a: Tensor) -> Tensor:
@@ -522,7 +524,8 @@ def acosh(a: Tensor) -> Tensor:
     return Acosh.apply(a)
 
 
-Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x))
+Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh,
+               lambda g, x: MulNumber.apply(g, 1) / (_const(np.ones((), x._data.dtype)) - x ** 2))
 
 
 def atanh(a: Tensor) -> Tensor:

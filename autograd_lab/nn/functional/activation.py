@@ -292,7 +292,8 @@ class Silu(Function):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
         s = pointwise.sigmoid(x)
-        return grad * s * AddNumber.apply(x * (1 - s), 1)  # grouped as PyTorch's silu_backward
+        one = _const(np.ones((), s._data.dtype))
+        return grad * s * AddNumber.apply(x * (one - s), 1)  # grouped as PyTorch's silu_backward
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
