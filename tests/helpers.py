@@ -18,6 +18,8 @@ needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTo
 TF = None if torch is None else torch.nn.functional
 if torch is not None:
     torch.set_num_threads(1)  # many small ops run far faster on one thread
+    # PyTorch's own einsum: opt_einsum, when another package installed it (JAX does), changes its errors
+    torch.backends.opt_einsum.enabled = False
 
 
 def oracle(fn):
