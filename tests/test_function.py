@@ -166,6 +166,44 @@ def test_saved_tensors_are_unavailable_after_backward():
         node.saved_tensors  # noqa: B018
 
 
+@pytest.mark.parametrize("lib", [pytest.param(al, id="autograd_lab"),
+                                 pytest.param(torch, id="torch", marks=needs_torch)])
+def test_an_input_never_saved_reads_none_after_backward(lib):
+    a, b = lib.ones(2, 3, requires_grad=True), lib.ones(3)
+    y = a @ b
+    y.sum().backward()
+    assert y.grad_fn._saved_self is None  # never saved: nothing was freed
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn._saved_vec  # noqa: B018
+
+
+def test_saved_for_keeps_only_what_a_wanted_gradient_reads():
+    """``saved_for`` (derivatives.yaml's rule): a factor is kept only for the other factor's gradient."""
+
+    class Times(Function):
+        saved_names = ("a", "b")
+        saved_for = ((1,), (0,))
+
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            return (grad * b if b is not None else None), (grad * a if a is not None else None)
+
+    x, c = f64([1.0, 2.0]), f64([3.0, 4.0], requires_grad=False)
+    y = Times.apply(x, c)
+    assert y.grad_fn._saved_a is None and y.grad_fn._saved_b.tolist() == [3.0, 4.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+    assert y.grad_fn._saved_a is None
+    both = Times.apply(x, f64([3.0, 4.0])).grad_fn
+    assert both._saved_a is not None and both._saved_b is not None
+
+
 def test_accumulate_grad_names_as_pytorch():
     w = al.ones(2, requires_grad=True)
     mul = (w * 2).grad_fn
