@@ -568,3 +568,33 @@ def test_cross_entropy_graph_is_pytorchs(reduction, kwargs, probabilities):
         kw = {k: lib.tensor(v) if k == "weight" else v for k, v in kwargs.items()}
         graphs.append(graph_names(lib.nn.functional.cross_entropy(x, target, reduction=reduction, **kw)))
     assert graphs[0] == graphs[1]
+
+
+@pytest.mark.parametrize("weight", [None, [0.5, 2.0]])
+@pytest.mark.parametrize("target, ignore_index", [(1, -100), (1, 1), ([1, 0], -100), ([1, 1], 1)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_nll_loss_saves_pytorchs_total_weight(torch, weight, target, ignore_index, reduction):
+    """One sample (a 1-D input): total_weight is its weight (0 if ignored) even with reduction="none";
+    a batch with "none": 0 (found by the random-program test)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([[2.0, -3.0], [1.0, 2.0]], requires_grad=True)
+        logp = x[0] if isinstance(target, int) else x
+        w = None if weight is None else lib.tensor(weight)
+        loss = lib.nn.functional.nll_loss(logp, lib.tensor(target), weight=w, reduction=reduction,
+                                          ignore_index=ignore_index)
+        outcomes.append(loss.grad_fn._saved_total_weight.item())
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("shapes", [((2, 1), (3,)), ((3,), (2, 3)), ((), (2, 2)), ((2, 2), (2, 2))])
+def test_mse_loss_saves_the_broadcast_inputs(torch, shapes):
+    """PyTorch broadcasts input and target before the loss: its node keeps both at the common shape."""
+    outcomes = []
+    for lib in (al, torch):
+        x, t = lib.ones(shapes[0], requires_grad=True), lib.full(shapes[1], 0.5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            node = lib.nn.functional.mse_loss(x, t).grad_fn
+        outcomes.append([(tuple(s.shape), s.tolist()) for s in (node._saved_self, node._saved_target)])
+    assert outcomes[0] == outcomes[1]

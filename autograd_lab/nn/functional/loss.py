@@ -77,7 +77,8 @@ class MseLoss(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, reduction: str) -> Tensor:
         need_a, need_b = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(a, b)
+        shape = np.broadcast_shapes(a._data.shape, b._data.shape)  # PyTorch saves the broadcast inputs
+        ctx.save_for_backward(*(t if t._data.shape == shape else t.expand(shape) for t in (a, b)))
         ctx.reduction = reduction
         sq = np.square(cast(a._data - b._data, a, b))
         ctx.count = sq.size
@@ -172,7 +173,8 @@ class NllLoss(Function):
         kept, t, w = NllLoss._rows(lp, target._data, weight, ignore_index)
         losses = np.zeros(rows.shape[0], lp.dtype)
         losses[kept] = -w * rows[kept, t]
-        total = np.asarray(w.sum() if reduction != "none" else 0, lp.dtype)
+        # PyTorch's kernel sums the weights unless reduction="none" with a batch (1-D input: w[t] still)
+        total = np.asarray(w.sum() if reduction != "none" or lp.ndim == 1 else 0, lp.dtype)
         if reduction == "none":
             out = losses.reshape(target.shape)
         elif reduction == "sum":
