@@ -15,6 +15,7 @@ summed back to the input's shape here, in one place (:meth:`BackwardNode.apply`)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import sys
@@ -251,8 +252,7 @@ class BackwardNode(Node, FunctionCtx):
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         uses = self._forward_cls.saved_for
         if uses:  # as PyTorch, only what the gradient of an input that requires grad reads
-            needs = self.needs_input_grad
-            tensors = tuple([t if any(needs[i] for i in use) else None for t, use in zip(tensors, uses)])
+            tensors = [t if keep else None for t, keep in zip(tensors, _kept(uses, self.needs_input_grad))]
         # a tuple, and a Python number as (its array, the number): objects the garbage collector need
         # not track
         self._saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
@@ -350,6 +350,12 @@ class BackwardNode(Node, FunctionCtx):
                     g = _validate_grad(self, k, g, shape, dtype)
             grads.append(g)
         return tuple(grads)
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept(uses: tuple[tuple[int, ...], ...], needs: tuple[bool, ...]) -> tuple[bool, ...]:
+    """Which saved tensors a gradient that is wanted reads (``Function.saved_for``; cached: per op)."""
+    return tuple(any(needs[i] for i in use) for use in uses)
 
 
 def _number_dtype(number: Any) -> type:
@@ -500,7 +506,8 @@ class Function:
     # PyTorch's names of what forward saves, in order: node._saved_<name>, and labels in drawings
     saved_names: ClassVar[tuple[str, ...]] = ()
     # per saved name, the forward arguments (positions) whose gradient reads it: PyTorch saves a tensor
-    # only when one of them requires grad (derivatives.yaml); () saves every tensor given
+    # only when one of them requires grad (derivatives.yaml); () saves every tensor given. (mul and div,
+    # the hottest ops, apply the same rule inline, with ctx.needs_input_grad)
     saved_for: ClassVar[tuple[tuple[int, ...], ...]] = ()
     _backward_cls: ClassVar[type[BackwardNode]]
 
