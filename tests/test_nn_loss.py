@@ -598,3 +598,15 @@ def test_mse_loss_saves_the_broadcast_inputs(torch, shapes):
             node = lib.nn.functional.mse_loss(x, t).grad_fn
         outcomes.append([(tuple(s.shape), s.tolist()) for s in (node._saved_self, node._saved_target)])
     assert outcomes[0] == outcomes[1]
+
+
+def test_mse_loss_of_nothing_has_an_empty_gradient_twice(torch):
+    """The mean over no elements: backward and double backward give empty gradients (no division by 0)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.zeros(0, 3, dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.mse_loss(x, x.detach() + 1)
+        (g,) = lib.autograd.grad(loss, [x], create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), [x])
+        outcomes.append((tuple(g.shape), tuple(gg.shape)))
+    assert outcomes[0] == outcomes[1]

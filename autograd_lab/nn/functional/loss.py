@@ -91,7 +91,8 @@ class MseLoss(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
         a, b = ctx.saved_tensors
-        scale = 2.0 / ctx.count if ctx.reduction == "mean" else 2.0
+        # (no elements: the gradient is empty, nothing to scale)
+        scale = 2.0 / ctx.count if ctx.reduction == "mean" and ctx.count else 2.0
         g = grad * (a - b) * scale
         need_a, need_b = ctx.needs_input_grad[:2]
         return (g if need_a else None), (-g if need_b else None), None
