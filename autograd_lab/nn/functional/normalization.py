@@ -172,7 +172,7 @@ class NativeLayerNorm(Function):
         ctx.save_for_backward(x, weight if has_w else None, bias if has_b else None,
                               Tensor._make(mean.astype(data.dtype)), Tensor._make(rstd.astype(data.dtype)))
         ctx.axes, ctx.eps = axes, eps
-        _keep(ctx, normalized_shape=list(normalized_shape))
+        _keep(ctx, normalized_shape=tuple(normalized_shape))
         return Tensor._make(out.astype(data.dtype, copy=False))
 
     @staticmethod
