@@ -15,7 +15,6 @@ summed back to the input's shape here, in one place (:meth:`BackwardNode.apply`)
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 import sys
@@ -250,9 +249,13 @@ class BackwardNode(Node, FunctionCtx):
         self.needs_input_grad: tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        uses = self._forward_cls.saved_for
-        if uses:  # as PyTorch, only what the gradient of an input that requires grad reads
-            tensors = [t if keep else None for t, keep in zip(tensors, _kept(uses, self.needs_input_grad))]
+        cls = self._forward_cls
+        if cls.saved_for:  # as PyTorch, only what the gradient of an input that requires grad reads
+            needs = self.needs_input_grad
+            kept = cls._kept.get(needs)
+            if kept is None:  # once per op and pattern of inputs that require grad
+                kept = cls._kept[needs] = tuple(any(needs[i] for i in use) for use in cls.saved_for)
+            tensors = [t if keep else None for t, keep in zip(tensors, kept)]
         # a tuple, and a Python number as (its array, the number): objects the garbage collector need
         # not track
         self._saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
@@ -350,12 +353,6 @@ class BackwardNode(Node, FunctionCtx):
                     g = _validate_grad(self, k, g, shape, dtype)
             grads.append(g)
         return tuple(grads)
-
-
-@functools.lru_cache(maxsize=1024)
-def _kept(uses: tuple[tuple[int, ...], ...], needs: tuple[bool, ...]) -> tuple[bool, ...]:
-    """Which saved tensors a gradient that is wanted reads (``Function.saved_for``; cached: per op)."""
-    return tuple(any(needs[i] for i in use) for use in uses)
 
 
 def _number_dtype(number: Any) -> type:
@@ -509,10 +506,12 @@ class Function:
     # only when one of them requires grad (derivatives.yaml); () saves every tensor given. (mul and div,
     # the hottest ops, apply the same rule inline, with ctx.needs_input_grad)
     saved_for: ClassVar[tuple[tuple[int, ...], ...]] = ()
+    _kept: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]]  # saved_for worked out per needs_input_grad
     _backward_cls: ClassVar[type[BackwardNode]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._kept = {}
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls._backward_cls = type(
             name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,
