@@ -239,6 +239,7 @@ class BackwardNode(Node, FunctionCtx):
                  "needs_input_grad")
     # what Function.apply does not set on every node stays a class default
     _non_differentiable: tuple[Tensor, ...] = ()
+    _never_saved: tuple[int, ...] = ()  # after _release: the positions that held None
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -250,22 +251,33 @@ class BackwardNode(Node, FunctionCtx):
         self.needs_input_grad: tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        # a tuple, and a Python number's array kept bare: objects the garbage collector need not track
-        self._saved = tuple([None if t is None else t._data if t._wrapped_number else SavedTensor(t)
-                             for t in tensors])
+        cls = self._forward_cls
+        if cls.saved_for:  # as PyTorch, only what the gradient of an input that requires grad reads
+            needs = self.needs_input_grad
+            kept = cls._kept.get(needs)
+            if kept is None:  # once per op and pattern of inputs that require grad
+                kept = cls._kept[needs] = tuple(any(needs[i] for i in use) for use in cls.saved_for)
+            tensors = [t if keep else None for t, keep in zip(tensors, kept)]
+        # a tuple, and a Python number as (its array, the number): objects the garbage collector need
+        # not track
+        self._saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
+                             else (t._data, t._wrapped_number) for t in tensors])
 
-    def _unpack(self, s: SavedTensor | np.ndarray | None) -> Tensor | None:
-        """A saved item as a tensor again (a Python number saved bare as its array: a new 0-d tensor)."""
+    def _unpack(self, s: SavedTensor | tuple | None) -> Tensor | None:
+        """A saved item as ``node._saved_<name>`` shows it (a Python number: a 0-d tensor of PyTorch's
+        dtype for numbers, int64, float64, complex128 or bool, whatever the op's dtype)."""
         if s is None:
             return None
-        return Tensor._make(s) if type(s) is np.ndarray else s.unpack(self)
+        if type(s) is tuple:
+            return Tensor._make(np.asarray(s[1], dtype=_number_dtype(s[1])))
+        return s.unpack(self)
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        # _unpack inlined: read in every backward
-        return tuple([None if s is None else Tensor._make(s) if type(s) is np.ndarray else s.unpack(self)
+        # read in every backward; a Python number as a 0-d tensor of the op's dtype
+        return tuple([None if s is None else Tensor._make(s[0]) if type(s) is tuple else s.unpack(self)
                       for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
@@ -280,8 +292,10 @@ class BackwardNode(Node, FunctionCtx):
         out = []
         for i, s in enumerate(self._saved):
             if s is not None:
-                data = s if type(s) is np.ndarray else s.data
-                t = s.tensor if data is None else Tensor._make(data)
+                if type(s) is tuple:
+                    t = self._unpack(s)
+                else:
+                    t = s.tensor if s.data is None else Tensor._make(s.data)
                 out.append((names[i] if i < len(names) else f"saved {i}", t))
         return out
 
@@ -289,9 +303,12 @@ class BackwardNode(Node, FunctionCtx):
         """``node._saved_self``, ``node._saved_result``, ...: a saved tensor by PyTorch's name
         (None when the op did not need to save it; an error once backward freed it)."""
         if name.startswith("_saved_") and name[7:] in type(self)._forward_cls.saved_names:
+            i = type(self)._forward_cls.saved_names.index(name[7:])
             if self._freed:
+                if i in self._never_saved:  # nothing to free: None still (PyTorch)
+                    return None
                 raise RuntimeError(FREED_MESSAGE)
-            return self._unpack(self._saved[type(self)._forward_cls.saved_names.index(name[7:])])
+            return self._unpack(self._saved[i])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self) -> list[str]:  # tab completion shows the _saved_ names
@@ -303,7 +320,9 @@ class BackwardNode(Node, FunctionCtx):
         return self._saved is None
 
     def _release(self) -> None:
-        self._saved = None
+        saved, self._saved = self._saved, None
+        if saved and None in saved:
+            self._never_saved = tuple([i for i, s in enumerate(saved) if s is None])
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
@@ -336,6 +355,15 @@ class BackwardNode(Node, FunctionCtx):
                     g = _validate_grad(self, k, g, shape, dtype)
             grads.append(g)
         return tuple(grads)
+
+
+def _number_dtype(number: Any) -> type:
+    """The dtype PyTorch gives a Python number it takes as a 0-d tensor (a "wrapped number")."""
+    if isinstance(number, (bool, np.bool_)):
+        return np.bool_
+    if isinstance(number, (int, np.integer)):
+        return np.int64
+    return np.complex128 if isinstance(number, (complex, np.complexfloating)) else np.float64
 
 
 def _has_none(items: tuple) -> bool:
@@ -476,10 +504,16 @@ class Function:
     node_name: ClassVar[str | None] = None
     # PyTorch's names of what forward saves, in order: node._saved_<name>, and labels in drawings
     saved_names: ClassVar[tuple[str, ...]] = ()
+    # per saved name, the forward arguments (positions) whose gradient reads it: PyTorch saves a tensor
+    # only when one of them requires grad (derivatives.yaml); () saves every tensor given. (mul and div,
+    # the hottest ops, apply the same rule inline, with ctx.needs_input_grad)
+    saved_for: ClassVar[tuple[tuple[int, ...], ...]] = ()
+    _kept: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]]  # saved_for worked out per needs_input_grad
     _backward_cls: ClassVar[type[BackwardNode]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._kept = {}
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls._backward_cls = type(
             name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,

@@ -108,7 +108,7 @@ class Tensor:
     _base = None
     _view_meta = None  # a ViewMeta when this tensor is a view of _base
     _accumulate_ref = None
-    _wrapped_number = False  # a Python number made a 0-d tensor for an op (PyTorch's "wrapped number")
+    _wrapped_number = None  # a Python number made a 0-d tensor for an op (PyTorch's "wrapped number"): it
     name = None  # an optional label, shown by autograd_lab.viz
 
     def __init__(self, data: Any = (), *, requires_grad: bool = False, name: str | None = None):

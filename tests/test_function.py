@@ -4,6 +4,9 @@ results are never differentiable."""
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import pytest
 from helpers import f64, name, needs_torch, torch
 from op_cases import I, make
@@ -166,6 +169,44 @@ def test_saved_tensors_are_unavailable_after_backward():
         node.saved_tensors  # noqa: B018
 
 
+@pytest.mark.parametrize("lib", [pytest.param(al, id="autograd_lab"),
+                                 pytest.param(torch, id="torch", marks=needs_torch)])
+def test_an_input_never_saved_reads_none_after_backward(lib):
+    a, b = lib.ones(2, 3, requires_grad=True), lib.ones(3)
+    y = a @ b
+    y.sum().backward()
+    assert y.grad_fn._saved_self is None  # never saved: nothing was freed
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn._saved_vec  # noqa: B018
+
+
+def test_saved_for_keeps_only_what_a_wanted_gradient_reads():
+    """``saved_for`` (derivatives.yaml's rule): a factor is kept only for the other factor's gradient."""
+
+    class Times(Function):
+        saved_names = ("a", "b")
+        saved_for = ((1,), (0,))
+
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            return (grad * b if b is not None else None), (grad * a if a is not None else None)
+
+    x, c = f64([1.0, 2.0]), f64([3.0, 4.0], requires_grad=False)
+    y = Times.apply(x, c)
+    assert y.grad_fn._saved_a is None and y.grad_fn._saved_b.tolist() == [3.0, 4.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+    assert y.grad_fn._saved_a is None
+    both = Times.apply(x, f64([3.0, 4.0])).grad_fn
+    assert both._saved_a is not None and both._saved_b is not None
+
+
 def test_accumulate_grad_names_as_pytorch():
     w = al.ones(2, requires_grad=True)
     mul = (w * 2).grad_fn
@@ -213,3 +254,47 @@ def test_integer_results(lib):
     assert lib.addmm(lib.ones(2, 2), lib.ones(2, 3), lib.ones(3, 2), beta=0).tolist() == [[3.0, 3.0]] * 2
     nan = lib.full((2, 2), float("nan"))
     assert lib.addmm(nan, lib.ones(2, 2), lib.ones(2, 2), beta=0).tolist() == [[2.0, 2.0]] * 2
+
+
+S = (2, 3)
+SAVING_OPS = {  # ops whose nodes save several inputs: each kept only for a gradient that is wanted
+    "mul": (lambda L, a, b: a * b, [S, S]),
+    "div": (lambda L, a, b: a / b, [S, S]),
+    "pow": (lambda L, a, b: a ** b, [S, S]),
+    "maximum": (lambda L, a, b: L.maximum(a, b), [S, S]),
+    "atan2": (lambda L, a, b: L.atan2(a, b), [S, S]),
+    "hypot": (lambda L, a, b: L.hypot(a, b), [S, S]),
+    "remainder": (lambda L, a, b: L.remainder(a, b), [S, S]),
+    "lerp": (lambda L, a, b, c: L.lerp(a, b, c), [S, S, S]),
+    "addcmul": (lambda L, a, b, c: L.addcmul(a, b, c), [S, S, S]),
+    "addcdiv": (lambda L, a, b, c: L.addcdiv(a, b, c), [S, S, S]),
+    "clamp": (lambda L, a, b, c: L.clamp(a, b, c), [S, S, S]),
+    "where": (lambda L, a, b: L.where(a > 1, a, b), [S, S]),
+    "outer": (lambda L, a, b: L.outer(a, b), [(3,), (2,)]),
+    "matmul": (lambda L, a, b: L.matmul(a, b), [(2, 2, 3), (3, 2)]),
+    "matmul_vector": (lambda L, a, b: a @ b, [S, (3,)]),
+    "dot": (lambda L, a, b: L.dot(a, b), [(3,), (3,)]),
+    "mse_loss": (lambda L, a, b: L.nn.functional.mse_loss(a, b), [S, S]),
+    "linear": (lambda L, a, b, c: L.nn.functional.linear(a, b, c), [S, (4, 3), (4,)]),
+    "layer_norm": (lambda L, a, b, c: L.nn.functional.layer_norm(a, (3,), b, c), [S, (3,), (3,)]),
+    "conv2d": (lambda L, a, b: L.nn.functional.conv2d(a, b), [(1, 1, 3, 3), (1, 1, 2, 2)]),
+}
+
+
+@pytest.mark.parametrize("op", SAVING_OPS)
+def test_nodes_save_the_tensors_pytorch_saves(op):
+    """For every choice of inputs that require grad: which ``_saved_*`` tensors are None, as PyTorch."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    fn, shapes = SAVING_OPS[op]
+    arrays = [np.random.default_rng(i).uniform(0.5, 1.5, s) for i, s in enumerate(shapes)]
+    for grads in itertools.product([True, False], repeat=len(shapes)):
+        if not any(grads):
+            continue
+        outcomes = []
+        for lib in (torch, al):
+            node = fn(lib, *(lib.tensor(x, requires_grad=g) for x, g in zip(arrays, grads))).grad_fn
+            names = [n for n in dir(node) if n.startswith("_saved_")] if lib is torch else outcomes[0][1]
+            tensors = [n for n in names if lib is al or isinstance(getattr(node, n), torch.Tensor | None)]
+            outcomes.append((type(node).__name__, tensors, [getattr(node, n) is None for n in tensors]))
+        assert outcomes[0] == outcomes[1], grads

@@ -619,3 +619,45 @@ def test_create_graph_records_binary_cross_entropy_derivative_node(reduction, we
 
     values = [probabilities((2, 3), 1), probabilities((2, 3), 2)]
     assert_same_double_backward(f, values, rtol=1e-8, atol=1e-9)  # PyTorch's 1e-12 guards
+
+
+@pytest.mark.parametrize("weight", [None, [0.5, 2.0]])
+@pytest.mark.parametrize("target, ignore_index", [(1, -100), (1, 1), ([1, 0], -100), ([1, 1], 1)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_nll_loss_saves_pytorchs_total_weight(torch, weight, target, ignore_index, reduction):
+    """One sample (a 1-D input): total_weight is its weight (0 if ignored) even with reduction="none";
+    a batch with "none": 0 (found by the random-program test)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([[2.0, -3.0], [1.0, 2.0]], requires_grad=True)
+        logp = x[0] if isinstance(target, int) else x
+        w = None if weight is None else lib.tensor(weight)
+        loss = lib.nn.functional.nll_loss(logp, lib.tensor(target), weight=w, reduction=reduction,
+                                          ignore_index=ignore_index)
+        outcomes.append(loss.grad_fn._saved_total_weight.item())
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("shapes", [((2, 1), (3,)), ((3,), (2, 3)), ((), (2, 2)), ((2, 2), (2, 2))])
+def test_mse_loss_saves_the_broadcast_inputs(torch, shapes):
+    """PyTorch broadcasts input and target before the loss: its node keeps both at the common shape."""
+    outcomes = []
+    for lib in (al, torch):
+        x, t = lib.ones(shapes[0], requires_grad=True), lib.full(shapes[1], 0.5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            node = lib.nn.functional.mse_loss(x, t).grad_fn
+        outcomes.append([(tuple(s.shape), s.tolist()) for s in (node._saved_self, node._saved_target)])
+    assert outcomes[0] == outcomes[1]
+
+
+def test_mse_loss_of_nothing_has_an_empty_gradient_twice(torch):
+    """The mean over no elements: backward and double backward give empty gradients (no division by 0)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.zeros(0, 3, dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.mse_loss(x, x.detach() + 1)
+        (g,) = lib.autograd.grad(loss, [x], create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), [x])
+        outcomes.append((tuple(g.shape), tuple(gg.shape)))
+    assert outcomes[0] == outcomes[1]

@@ -138,3 +138,25 @@ def test_pow_of_tensors_gives_nan_without_numpy_warnings():
             y.sum().backward()
         got[lib.__name__] = (np.isnan(y.detach().numpy()).tolist(), [str(w.message) for w in caught])
     assert got["autograd_lab"] == got["torch"]
+
+
+@oracle
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("number", [3, 0.2, True, np.float32(1.5), np.int32(3)])
+@pytest.mark.parametrize("op", ["mul", "div"])
+def test_a_python_number_is_saved_with_pytorchs_dtype_for_numbers(op, number, dtype):
+    """``x * 0.2`` saves 0.2 as a 0-d float64 tensor, ``x * 3`` as int64, whatever x's dtype; the
+    gradient is still computed in x's dtype (found by the random-program test)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.tensor([1.5, -2.0], dtype=getattr(lib, dtype), requires_grad=True)
+        try:
+            y = getattr(lib, op)(x, number)
+        except Exception as e:  # noqa: BLE001 - the same error in both is fine
+            outcomes.append(type(e).__name__)
+            continue
+        other = y.grad_fn._saved_other
+        y.sum().backward()
+        outcomes.append((str(other.dtype).split(".")[-1], tuple(other.shape), other.item(),
+                         str(x.grad.dtype).split(".")[-1], x.grad.tolist()))
+    assert outcomes[0] == outcomes[1]

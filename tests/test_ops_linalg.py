@@ -42,3 +42,40 @@ def test_broadcast_batched_matmul_is_contiguous(lib):
 
 # this module's cases in the tables of op_cases.py: finite differences, PyTorch, errors, in place
 globals().update(table_tests("linalg"))
+
+
+SAVED_PRODUCTS = {  # op, input shapes, PyTorch's saved names
+    "dot": (lambda lib, a, b: lib.dot(a, b), [(3,), (3,)], ["self", "tensor"]),
+    "mv": (lambda lib, a, b: lib.mv(a, b), [(2, 3), (3,)], ["self", "vec"]),
+    "mm": (lambda lib, a, b: lib.mm(a, b), [(2, 3), (3, 4)], ["self", "mat2"]),
+    "bmm": (lambda lib, a, b: lib.bmm(a, b), [(2, 2, 3), (2, 3, 4)], ["self", "mat2"]),
+    "addmm": (lambda lib, a, b: lib.addmm(lib.ones(2, 4), a, b), [(2, 3), (3, 4)], ["mat1", "mat2"]),
+    "addmv": (lambda lib, a, b: lib.addmv(lib.ones(2), a, b), [(2, 3), (3,)], ["mat", "vec"]),
+    "baddbmm": (lambda lib, a, b: lib.baddbmm(lib.ones(2, 2, 4), a, b), [(2, 2, 3), (2, 3, 4)],
+                ["batch1", "batch2"]),
+    "matmul_vector": (lambda lib, a, b: a @ b, [(2, 3), (3,)], ["self", "vec"]),
+}
+
+
+@pytest.mark.parametrize("op", SAVED_PRODUCTS)
+@pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True)])
+def test_products_save_a_factor_only_for_the_other_factors_gradient(op, grads):
+    """``x @ ones(3)``: PyTorch keeps the vector (for x's gradient) but not x, which only the vector's
+    gradient would read; an input never saved stays None after backward frees the rest."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    fn, shapes, names = SAVED_PRODUCTS[op]
+    outcomes = []
+    for lib in (al, torch):
+        a, b = (lib.ones(s, requires_grad=g) for s, g in zip(shapes, grads))
+        y = fn(lib, a, b)
+        saved = [getattr(y.grad_fn, f"_saved_{n}") is None for n in names]
+        y.sum().backward()
+        for n in names:
+            try:
+                saved.append(getattr(y.grad_fn, f"_saved_{n}"))
+            except RuntimeError:
+                saved.append("freed")
+        outcomes.append((type(y.grad_fn).__name__, saved))
+    assert outcomes[0] == outcomes[1]
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import oracle
+from helpers import oracle, torch
 from op_cases import check, make, run_both
 
 import autograd_lab as al
@@ -58,3 +58,20 @@ def test_softmax_of_a_scalar_keeps_its_shape(fn, value):
 @pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 3), 1), ((0, 3), 0)])
 def test_softmax_of_an_empty_tensor_is_empty(fn, shape, dim):
     run_both(lambda lib, x: getattr(lib.nn.functional, fn)(x, dim), [np.zeros(shape)], what=fn)
+
+
+@oracle
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_softmax_nodes_save_the_dim_as_given(name, shape, dim):
+    """PyTorch keeps dim unwrapped, as an unsigned 64-bit int (-1: 2**64 - 1), in the node and in its
+    double-backward node (found by the random-program test)."""
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.ones(shape, requires_grad=True)
+        y = getattr(x, name)(dim)
+        (g,) = lib.autograd.grad(y.pow(2).sum(), [x], create_graph=True)
+        (gg,) = lib.autograd.grad(g.pow(2).sum(), [x])
+        outcomes.append((y.grad_fn._saved_dim, g.grad_fn._saved_dim, tuple(gg.shape)))
+    assert outcomes[0] == outcomes[1]

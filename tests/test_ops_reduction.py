@@ -233,3 +233,18 @@ def test_reductions_reject_what_torch_rejects(call):
             call(m.ones(2, 3))
         texts.append(str(e.value))
     assert texts[0] == texts[1]
+
+
+@oracle
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+@pytest.mark.parametrize("dim", [-1, 0])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_along_dim_saves_dim_and_keepdim_as_given(name, shape, dim, keepdim):
+    """PyTorch keeps dim unwrapped, as an unsigned 64-bit int (-1 shows as 2**64 - 1), and keepdim as
+    given even for a 0-d tensor (found by the random-program test)."""
+    outcomes = []
+    for lib in (al, torch):
+        node = getattr(lib.ones(shape, requires_grad=True), name)(dim, keepdim=keepdim)[0].grad_fn
+        outcomes.append((node._saved_dim, node._saved_keepdim))
+    assert outcomes[0] == outcomes[1]

@@ -43,6 +43,7 @@ def _check_same_dtype(a: Tensor, b: Tensor, kernel: str) -> None:
 class Dot(Function):
     node_name = "DotBackward0"
     saved_names = ("self", "tensor")
+    saved_for = ((1,), (0,))  # self for tensor's gradient, tensor for self's
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -57,9 +58,9 @@ class Dot(Function):
         return Tensor._make(np.asarray(cast(np.dot(a._data, b._data), a, b)))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
-        return grad * b, grad * a
+        return (grad * b if b is not None else None), (grad * a if a is not None else None)
 
 
 def dot(a: Tensor, other: Tensor) -> Tensor:
@@ -74,6 +75,7 @@ def dot(a: Tensor, other: Tensor) -> Tensor:
 class Mv(Function):
     node_name = "MvBackward0"
     saved_names = ("self", "vec")
+    saved_for = ((1,), (0,))
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, v: Tensor) -> Tensor:
@@ -87,9 +89,10 @@ class Mv(Function):
         return Tensor._make(cast(a._data @ v._data, a, v))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, v = ctx.saved_tensors
-        return grad.unsqueeze(1) * v.unsqueeze(0), a.t().matmul(grad)
+        return (grad.unsqueeze(1) * v.unsqueeze(0) if v is not None else None,
+                a.t().matmul(grad) if a is not None else None)
 
 
 def mv(a: Tensor, vec: Tensor) -> Tensor:
@@ -105,6 +108,7 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
 class Mm(Function):
     node_name = "MmBackward0"
     saved_names = ("self", "mat2")
+    saved_for = ((1,), (0,))
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -112,8 +116,7 @@ class Mm(Function):
         (n, k), (k2, m) = a._data.shape, b._data.shape
         if k != k2:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-        need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        ctx.save_for_backward(a, b)
         return Tensor._make(cast(a._data @ b._data, a, b))
 
     @staticmethod
@@ -141,6 +144,7 @@ class Bmm(Function):
 
     node_name = "BmmBackward0"
     saved_names = ("self", "mat2")
+    saved_for = ((1,), (0,))
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -151,8 +155,7 @@ class Bmm(Function):
                 f"Expected size for first two dimensions of batch2 tensor to be: [{nb}, {m}] but got: "
                 f"[{nb2}, {m2}]."
             )
-        need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        ctx.save_for_backward(a, b)
         return Tensor._make(cast(np.matmul(a._data, b._data), a, b))
 
     @staticmethod
@@ -294,13 +297,13 @@ class Addmm(Function):
 
     node_name = "AddmmBackward0"
     saved_names = ("mat1", "mat2")
+    saved_for = ((2,), (1,))
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, m1: Tensor, m2: Tensor, beta: Any, alpha: Any) -> Tensor:
         _check_product(m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
-        _, need_m1, need_m2, _, _ = ctx.needs_input_grad
-        ctx.save_for_backward(m1 if need_m2 else None, m2 if need_m1 else None)
+        ctx.save_for_backward(m1, m2)
         return Tensor._make(_combine(a._data, m1._data @ m2._data, beta, alpha))
 
     @staticmethod
@@ -339,12 +342,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 class Addmv(Function):
     node_name = "AddmvBackward0"
     saved_names = ("mat", "vec")
+    saved_for = ((2,), (1,))
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, mat: Tensor, vec: Tensor, beta: Any, alpha: Any) -> Tensor:
         ctx.beta, ctx.alpha = beta, alpha
-        _, need_mat, need_vec, _, _ = ctx.needs_input_grad
-        ctx.save_for_backward(mat if need_vec else None, vec if need_mat else None)
+        ctx.save_for_backward(mat, vec)
         return Tensor._make(_combine(a._data, mat._data @ vec._data, beta, alpha))
 
     @staticmethod
@@ -372,12 +375,12 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
 class Baddbmm(Function):
     node_name = "BaddbmmBackward0"
     saved_names = ("batch1", "batch2")
+    saved_for = ((2,), (1,))
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b1: Tensor, b2: Tensor, beta: Any, alpha: Any) -> Tensor:
         ctx.beta, ctx.alpha = beta, alpha
-        _, need_b1, need_b2, _, _ = ctx.needs_input_grad
-        ctx.save_for_backward(b1 if need_b2 else None, b2 if need_b1 else None)
+        ctx.save_for_backward(b1, b2)
         return Tensor._make(_combine(a._data, np.matmul(b1._data, b2._data), beta, alpha))
 
     @staticmethod

@@ -37,15 +37,21 @@ def _float_input(a: Tensor, name: str) -> None:
         )
 
 
+def _given_dim(dim: int) -> int:
+    """``_saved_dim`` as PyTorch shows it: the dim as given, an unsigned 64-bit int (-1: 2**64 - 1)."""
+    return dim % 2**64
+
+
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
     saved_names = ("result",)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
+        ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
+        dim = _wrap_dim(dim, a.ndim)
         out = Tensor._make(np.exp(_stable_log_softmax(a._data, dim)).astype(a._data.dtype, copy=False))
         ctx.save_for_backward(out)
-        ctx.dim = dim
         return out
 
     @staticmethod
@@ -64,8 +70,8 @@ class SoftmaxBackwardData(Function):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
         ctx.save_for_backward(grad, y)
-        ctx.dim = ctx._saved_dim = dim
-        g, out, axis = grad._data, y._data, dim if y.ndim else None
+        ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
+        g, out, axis = grad._data, y._data, _wrap_dim(dim, y.ndim) if y.ndim else None
         return Tensor._make(out * (g - (g * out).sum(axis, keepdims=True)))
 
     @staticmethod
@@ -79,7 +85,8 @@ class SoftmaxBackwardData(Function):
 def softmax(a: Tensor, dim: int) -> Tensor:
     """``exp(a) / sum(exp(a))`` along ``dim``, computed stably (``torch.softmax``)."""
     _float_input(a, "softmax")
-    return Softmax.apply(a, _wrap_dim(dim, a.ndim))
+    _wrap_dim(dim, a.ndim)  # a dim out of range raises before any node is made
+    return Softmax.apply(a, dim)
 
 
 class LogSoftmax(Function):
@@ -88,9 +95,10 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
-        out = Tensor._make(_stable_log_softmax(a._data, dim).astype(a._data.dtype, copy=False))
+        ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
+        out = _stable_log_softmax(a._data, _wrap_dim(dim, a.ndim))
+        out = Tensor._make(out.astype(a._data.dtype, copy=False))
         ctx.save_for_backward(out)
-        ctx.dim = dim
         return out
 
     @staticmethod
@@ -109,8 +117,8 @@ class LogSoftmaxBackwardData(Function):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
         ctx.save_for_backward(grad, y)
-        ctx.dim = ctx._saved_dim = dim
-        g, axis = grad._data, dim if y.ndim else None
+        ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
+        g, axis = grad._data, _wrap_dim(dim, y.ndim) if y.ndim else None
         return Tensor._make(g - np.exp(y._data) * g.sum(axis, keepdims=True))
 
     @staticmethod
@@ -123,7 +131,8 @@ class LogSoftmaxBackwardData(Function):
 def log_softmax(a: Tensor, dim: int) -> Tensor:
     """``a - logsumexp(a)`` along ``dim``, computed stably (``torch.log_softmax``)."""
     _float_input(a, "log_softmax")
-    return LogSoftmax.apply(a, _wrap_dim(dim, a.ndim))
+    _wrap_dim(dim, a.ndim)  # a dim out of range raises before any node is made
+    return LogSoftmax.apply(a, dim)
 
 
 class Logsumexp(Function):

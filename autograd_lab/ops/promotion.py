@@ -93,7 +93,7 @@ def as_operand(x: Any, dtype: np.dtype) -> Tensor:
         return x
     if isinstance(x, (numbers.Number, np.generic)):
         t = Tensor._make(np.asarray(x, dtype=dtype))
-        t._wrapped_number = True  # seen by no one but the op: saved for backward as its array alone
+        t._wrapped_number = x  # seen by no one but the op: saved for backward as (array, number)
         return t
     arr = np.asarray(x)
     if arr.dtype.kind == "f" and not isinstance(x, np.ndarray):

@@ -413,6 +413,9 @@ class _ExtremeDim(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+        # PyTorch keeps the arguments as given: dim unwrapped, as an unsigned 64-bit int (-1: 2**64 - 1)
+        ctx._saved_dim, ctx._saved_keepdim = dim % 2**64, keepdim
+        dim = _wrap_dim(dim, a._data.ndim)
         data = a._data if a._data.ndim else a._data.reshape(1)  # 0-d: its one element, result 0-d
         _check_reducible(cls.reduce_name, a, (dim,) if a._data.ndim else None)
         keepdim = keepdim and a._data.ndim > 0
@@ -421,7 +424,6 @@ class _ExtremeDim(Function):
         if not keepdim:
             values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
         ctx.shape, ctx.dim, ctx.keepdim = data.shape, dim, keepdim
-        ctx._saved_dim, ctx._saved_keepdim = dim, keepdim
         indices = Tensor._make(idx.astype(np.int64))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)  # saved, so that a second backward raises once it is freed
@@ -469,7 +471,8 @@ def max(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool | None = None) -> Any:
     _check_extreme_args("max", dim, keepdim)
     if dim is ALL_DIMS:
         return MaxAll.apply(a)
-    return MaxResult(*MaxDim.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(keepdim)))
+    _wrap_dim(int(dim), a._data.ndim)  # a dim out of range raises before any node is made
+    return MaxResult(*MaxDim.apply(a, int(dim), bool(keepdim)))
 
 
 def min(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool | None = None) -> Any:
@@ -480,7 +483,8 @@ def min(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool | None = None) -> Any:
     _check_extreme_args("min", dim, keepdim)
     if dim is ALL_DIMS:
         return MinAll.apply(a)
-    return MinResult(*MinDim.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(keepdim)))
+    _wrap_dim(int(dim), a._data.ndim)  # a dim out of range raises before any node is made
+    return MinResult(*MinDim.apply(a, int(dim), bool(keepdim)))
 
 
 class _Amax(Function):

@@ -135,7 +135,7 @@ def _internal_nodes(outputs: list[Tensor], first: int) -> list[Node]:
 
 def _made_inside(s: SavedTensor | None, inside: set[int]) -> bool:
     """A saved tensor the segment made (an output of one of its nodes), not one it was given."""
-    if not isinstance(s, SavedTensor):  # nothing, or a Python number's array
+    if not isinstance(s, SavedTensor):  # nothing, or a Python number (its array, the number)
         return False
     return s.tensor is None or (s.tensor.grad_fn is not None and id(s.tensor.grad_fn) in inside)
 

@@ -62,9 +62,15 @@ def _legacy_string(size_average: Any, reduce: Any) -> str:
     return "sum" if reduce else "none"
 
 
+def _mean(arr: np.ndarray) -> np.ndarray:
+    """The mean as a 0-d array of ``arr``'s dtype; nan over no elements, without NumPy's warning."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.add.reduce(arr, axis=None) / arr.dtype.type(arr.size), dtype=arr.dtype)
+
+
 def _reduce(arr: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "mean":
-        return np.asarray(arr.mean(), dtype=arr.dtype)
+        return _mean(arr)
     if reduction == "sum":
         return np.asarray(arr.sum(), dtype=arr.dtype)
     return arr
@@ -78,20 +84,18 @@ class MseLoss(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, reduction: str) -> Tensor:
         need_a, need_b = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(a, b)
+        shape = np.broadcast_shapes(a._data.shape, b._data.shape)  # PyTorch saves the broadcast inputs
+        ctx.save_for_backward(*(t if t._data.shape == shape else t.expand(shape) for t in (a, b)))
         ctx.reduction = reduction
         sq = np.square(cast(a._data - b._data, a, b))
         ctx.count = sq.size
-        if reduction == "mean":
-            sq = np.asarray(sq.mean(), dtype=sq.dtype)
-        elif reduction == "sum":
-            sq = np.asarray(sq.sum(), dtype=sq.dtype)
-        return Tensor._make(sq)
+        return Tensor._make(_reduce(sq, reduction))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
         a, b = ctx.saved_tensors
-        scale = 2.0 / ctx.count if ctx.reduction == "mean" else 2.0
+        # (no elements: the gradient is empty, nothing to scale)
+        scale = 2.0 / ctx.count if ctx.reduction == "mean" and ctx.count else 2.0
         g = grad * (a - b) * scale
         need_a, need_b = ctx.needs_input_grad[:2]
         return (g if need_a else None), (-g if need_b else None), None
@@ -173,7 +177,8 @@ class NllLoss(Function):
         kept, t, w = NllLoss._rows(lp, target._data, weight, ignore_index)
         losses = np.zeros(rows.shape[0], lp.dtype)
         losses[kept] = -w * rows[kept, t]
-        total = np.asarray(w.sum() if reduction != "none" else 0, lp.dtype)
+        # PyTorch's kernel sums the weights unless reduction="none" with a batch (1-D input: w[t] still)
+        total = np.asarray(w.sum() if reduction != "none" or lp.ndim == 1 else 0, lp.dtype)
         if reduction == "none":
             out = losses.reshape(target.shape)
         elif reduction == "sum":

@@ -172,7 +172,7 @@ class NativeLayerNorm(Function):
         ctx.save_for_backward(x, weight if has_w else None, bias if has_b else None,
                               Tensor._make(mean.astype(data.dtype)), Tensor._make(rstd.astype(data.dtype)))
         ctx.axes, ctx.eps = axes, eps
-        _keep(ctx, normalized_shape=list(normalized_shape))
+        _keep(ctx, normalized_shape=tuple(normalized_shape))
         return Tensor._make(out.astype(data.dtype, copy=False))
 
     @staticmethod
@@ -203,7 +203,7 @@ class LayerNormBackward(Function):
         bias = None if bias is _UNDEFINED else bias
         ctx.save_for_backward(grad, x, mean, rstd, weight)
         ctx.axes, ctx.eps = axes, eps
-        _keep(ctx, normalized_shape=[x.shape[a] for a in axes])
+        _keep(ctx, normalized_shape=tuple(x.shape[a] for a in axes))
         data, g = x._data, grad._data
         wide = data.astype(np.float64)
         mu = wide.mean(axis=axes, keepdims=True) if data.size else 0.0
