@@ -79,10 +79,8 @@ OPEN = {
     "binary clamp tensor", "binary cross_entropy", "binary div", "binary dot", "binary fmod", "binary lerp",
     "binary maximum", "binary minimum", "binary mm", "binary mse_loss", "binary outer", "binary pow",
     "binary remainder", "binary sub alpha", "binary where", "reduction amax", "reduction amin",
-    "reduction cumprod", "reduction logsumexp", "reduction max", "reduction max dim", "reduction mean",
-    "reduction mean dim", "reduction median", "reduction min", "reduction min dim", "reduction norm",
-    "reduction norm dim", "reduction prod dim", "reduction std", "reduction std dim", "reduction sum",
-    "reduction sum dim", "reduction t", "reduction trace", "reduction var", "reduction var dim",
+    "reduction cumprod", "reduction max", "reduction max dim", "reduction median", "reduction min",
+    "reduction min dim", "reduction norm", "reduction norm dim", "reduction t", "reduction trace",
     "unary clamp",
 }
 

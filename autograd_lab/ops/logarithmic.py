@@ -12,7 +12,7 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..tensor import Tensor
 from .promotion import _quiet
-from .reduction import _dims, _expand_back
+from .reduction import _dims, _unsqueeze_back
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
@@ -156,8 +156,8 @@ class Logsumexp(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         a, out = ctx.saved_tensors
-        out_k = _expand_back(out, a._data.shape, ctx.dims, ctx.keepdim)
-        return _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim) * (a - out_k).exp(), None, None
+        out_k = _unsqueeze_back(out, ctx.dims, ctx.keepdim)
+        return _unsqueeze_back(grad, ctx.dims, ctx.keepdim) * (a - out_k).exp(), None, None
 
 
 def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:

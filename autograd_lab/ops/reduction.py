@@ -29,7 +29,7 @@ from .promotion import (
     _quiet,
     result_dtype,
 )
-from .scalar import MulNumber
+from .scalar import DivNumber, MulNumber
 from .scan import _flip
 from .shape import cat
 
@@ -77,12 +77,20 @@ def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
+def _unsqueeze_back(grad: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """The reduced dims put back as size 1, one ``unsqueeze`` each (PyTorch's ``unsqueeze_multiple``):
+    what broadcasts against the input."""
+    if not keepdim:
+        for d in sorted(dims):
+            grad = grad.unsqueeze(d)
+    return grad
+
+
 def _expand_back(grad: Tensor, shape: tuple[int, ...], dims: tuple[int, ...],
                  keepdim: bool) -> Tensor:
-    """A reduced gradient back to the input's shape (each reduced element gets the same value)."""
-    if not keepdim:
-        grad = grad.reshape(_kept_shape(shape, dims))
-    return grad.expand(shape)
+    """A reduced gradient back to the input's shape (each reduced element gets the same value): the
+    reduced dims put back one ``unsqueeze`` each, then ``expand``, as PyTorch's ``sum_backward``."""
+    return _unsqueeze_back(grad, dims, keepdim).expand(shape)
 
 
 # ---------------------------------------------------------------------------- sum, mean
@@ -104,6 +112,10 @@ class Sum(Function):
 
 class SumAll(Sum):
     node_name = "SumBackward0"
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return grad.expand(ctx.shape), None, None, None  # the 0-d gradient expanded at once
 
 
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -147,11 +159,20 @@ class Mean(Function):
             out = np.empty(ctx.shape, g.dtype)  # a new array, as PyTorch's division makes one
             out[...] = kept  # (faster than np.broadcast_to's Python wrapper)
             return Tensor._make(out), None, None, None
-        return _expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+        # PyTorch's order: expanded first, then divided by the count (a number: DivBackward1)
+        return DivNumber.apply(ctx._forward_cls._spread(ctx, grad), ctx.count), None, None, None
+
+    @staticmethod
+    def _spread(ctx: Any, grad: Tensor) -> Tensor:
+        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
 
 
 class MeanAll(Mean):
     node_name = "MeanBackward0"
+
+    @staticmethod
+    def _spread(ctx: Any, grad: Tensor) -> Tensor:
+        return grad.expand(ctx.shape)
 
 
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -218,24 +239,40 @@ def _correction(unbiased: bool | None, correction: int | None) -> int:
     return 0 if unbiased is False else 1
 
 
+def _var_backward(grad: Tensor, a: Tensor, dims: tuple[int, ...] | None, correction: int,
+                  keepdim: bool) -> Tensor:
+    """PyTorch's ``var_backward``: ``2 / (n - correction) * grad * (a - mean(a))``; ``dims`` None for
+    var of every element (the mean then PyTorch's ``mean()``, and no dims to put back)."""
+    if dims is None or a._data.ndim == 0:
+        dof = a._data.size - correction
+        if dof <= 0:  # 2 / 0: nan where a equals its mean (inf * 0), inf elsewhere
+            with np.errstate(invalid="ignore"):
+                same = a._data == a._data.mean() if a._data.size else a._data == 0
+            return grad * _const(np.where(same, np.nan, np.inf).astype(a._data.dtype))
+        return MulNumber.apply(grad, 2.0 / dof) * (a - a.mean())
+    if not keepdim and a._data.ndim > 1:
+        grad = _unsqueeze_back(grad, dims, keepdim)
+    scale = 2.0 / _degrees_of_freedom(a, dims, correction)
+    return MulNumber.apply(grad, scale) * (a - a.mean(dims, keepdim=True))
+
+
 class Var(Function):
     node_name = "VarBackward0"
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int) -> Tensor:
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int,
+                every: bool = False) -> Tensor:
         ctx.save_for_backward(a)
-        ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
         out = _np_var(a._data, dims, correction, keepdim)
         return Tensor._make(np.asarray(out, dtype=a._data.dtype))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
         (a,) = ctx.saved_tensors
-        centered = a - a.mean(ctx.dims, keepdim=True)
-        g = _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim)
-        scale = 2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)
-        return MulNumber.apply(g, scale) * centered, None, None, None  # grouped as PyTorch's var_backward
+        dims = None if ctx.every else ctx.dims
+        return _var_backward(grad, a, dims, ctx.correction, ctx.keepdim), None, None, None, None
 
 
 def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
@@ -243,7 +280,7 @@ def var(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | N
     """The variance over ``dim``, divided by ``n - correction`` (default 1; 0 with ``unbiased=False``)."""
     dims, correction = _dims(dim, a._data.ndim), _correction(unbiased, correction)
     _warn_degrees_of_freedom("var", a, dims, correction)
-    return Var.apply(a, dims, keepdim, correction)
+    return Var.apply(a, dims, keepdim, correction, dim is None)
 
 
 class Std(Function):
@@ -251,24 +288,21 @@ class Std(Function):
     saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int) -> Tensor:
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int,
+                every: bool = False) -> Tensor:
         out = Tensor._make(np.asarray(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
                                       dtype=a._data.dtype))
         ctx.save_for_backward(a, out)
-        ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
+        ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
         return out
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
         a, out = ctx.saved_tensors
-        centered = a - a.mean(ctx.dims, keepdim=True)
-        # d std = d var / (2 std); where std is 0 PyTorch gives 0, not grad / 0
-        zero = out._data == 0
-        per_out = grad / (out.masked_fill(_const(zero), 1.0) * 2)
-        per_out = per_out.masked_fill(_const(zero), 0.0)
-        g = _expand_back(per_out, a._data.shape, ctx.dims, ctx.keepdim)
-        scale = 2.0 / _degrees_of_freedom(a, ctx.dims, ctx.correction)
-        return MulNumber.apply(g, scale) * centered, None, None, None  # as var's, of grad / (2 std)
+        # PyTorch's std_backward: var's, of grad / (2 std); where std is 0, 0 (not grad / 0)
+        per_var = (grad / MulNumber.apply(out, 2)).masked_fill(_const(out._data == 0), 0.0)
+        dims = None if ctx.every else ctx.dims
+        return _var_backward(per_var, a, dims, ctx.correction, ctx.keepdim), None, None, None, None
 
 
 def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | None = None,
@@ -276,7 +310,7 @@ def std(a: Tensor, dim: Any = None, keepdim: bool = False, *, unbiased: bool | N
     """The standard deviation over ``dim``: the square root of :func:`var`."""
     dims, correction = _dims(dim, a._data.ndim), _correction(unbiased, correction)
     _warn_degrees_of_freedom("std", a, dims, correction)
-    return Std.apply(a, dims, keepdim, correction)
+    return Std.apply(a, dims, keepdim, correction, dim is None)
 
 
 class VarMean(Function):
@@ -650,10 +684,10 @@ class ProdDim(Function):
         a, out = ctx.saved_tensors
         if a._data.ndim == 0:
             return grad, None, None, None
-        shape, dims = a._data.shape, (ctx.dim,)
-        g = _expand_back(grad, shape, dims, ctx.keepdim)
+        dims = (ctx.dim,)
+        g = _unsqueeze_back(grad, dims, ctx.keepdim)
         if not np.any(a._data == 0):
-            return g * (_expand_back(out, shape, dims, ctx.keepdim) / a), None, None, None
+            return g * (_unsqueeze_back(out, dims, ctx.keepdim) / a), None, None, None
         return g * _exclusive_products(a, ctx.dim), None, None, None
 
 
