@@ -271,3 +271,84 @@ def test_index_put_drops_the_values_leading_ones_as_pytorch(case):
         (v * lib.arange(1.0, v.numel() + 1, dtype=lib.float64).reshape(v.shape)).sum().backward()
         got[lib.__name__] = (v.tolist(), v.grad_fn.name(), x.grad.tolist())
     assert got["autograd_lab"] == got["torch"]
+
+
+def _outcome(lib, make):
+    """What ``make(lib)`` gives: the error (type, text), or the node and edges of the tensor it returns."""
+    try:
+        t = make(lib)
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e)
+    fn = t.grad_fn
+    return None if fn is None else (type(fn).__name__, [None if n is None else type(n).__name__
+                                                        for n, _ in fn.next_functions])
+
+
+def _set(shape, key, value, dtype="float32"):
+    """A function of a library: ``(zeros(shape) * 1)[key] = value(lib)``, the written tensor."""
+    def make(lib):
+        t = lib.zeros(shape, dtype=getattr(lib, dtype), requires_grad=True) * 1
+        t[key] = value(lib)
+        return t
+    return make
+
+
+SETITEM_CASES = {
+    # copy_to: copy_ when the shapes agree, fill_ of a 0-d value into more, else view, expand, copy_
+    "0-d tensor into 0-d": _set((), Ellipsis, lambda lib: lib.tensor(1.5, requires_grad=True)),
+    "0-d tensor into 1-d": _set((3,), Ellipsis, lambda lib: lib.tensor(1.5, requires_grad=True)),
+    "number into 0-d": _set((), Ellipsis, lambda lib: 0.5),
+    "number into 1-d": _set((3,), Ellipsis, lambda lib: 0.5),
+    "row into matrix": _set((2, 3), Ellipsis, lambda lib: lib.ones(3, requires_grad=True)),
+    "float64 row into float32": _set((2, 3), Ellipsis, lambda lib: lib.ones(3, dtype=lib.float64,
+                                                                           requires_grad=True)),
+    "too many dims (the value's dtype named)": _set((), Ellipsis, lambda lib: lib.zeros(2, 2, 0,
+                                                                                           dtype=lib.float64)),
+    # a mask and one value: a 0-d view of it, its dtype converted
+    "mask, value (1,) float64": lambda lib: _mask_set(lib, lib.ones(1, dtype=lib.float64,
+                                                                    requires_grad=True)),
+    "mask, value (2,) float64": lambda lib: _mask_set(lib, lib.ones(2, dtype=lib.float64)),
+    "mask, value (3, 3): shape checked first": lambda lib: _mask_set(lib, lib.ones(3, 3, dtype=lib.float64)),
+    "list index, value (1, 2): its leading 1s dropped in the text": _set(
+        (3, 4), ([0, -1],), lambda lib: lib.ones(1, 2)),
+    "list index, float64 value": _set((3, 4), ([0, -1],), lambda lib: lib.ones(4, dtype=lib.float64)),
+}
+
+
+def _mask_set(lib, value):
+    t = lib.tensor([[-1.0], [1.0], [1.0]], requires_grad=True) * 1
+    t[t > 0] = value
+    return t
+
+
+@pytest.mark.parametrize("case", sorted(SETITEM_CASES))
+def test_setitem_records_and_raises_as_pytorch(case):
+    """``t[key] = value``: the node PyTorch records (CopyBackwards, FillBackward3, IndexPutBackward0
+    with its value's ViewBackward0), or its error (the shape checked before the dtype)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _outcome(al, SETITEM_CASES[case]) == _outcome(torch, SETITEM_CASES[case])
+
+
+INDEX_ERROR_CASES = [
+    ((0,), (Ellipsis, None, 0)), ((2, 3, 0), (Ellipsis, None, 0)), ((2, 0), (Ellipsis, 0)),
+    ((2, 3, 4), (Ellipsis, 9)), ((2, 3, 4), (0, Ellipsis, 9)), ((2, 3, 4), (None, Ellipsis, 9)),
+    ((3, 4), (None, None, slice(None), 9)), ((3, 0), (slice(None), [1, 0])), ((2, 0), (slice(None), [0])),
+    ((0, 1), (slice(None), [0, 1])), ((2, 1, 0), (slice(None), [3])), ((2, 3, 2), (slice(None), [0], [5])),
+    ((2, 3, 2), ([7], slice(None), [5])), ((2, 3, 2), ([-7],)), ((3,), ([1, 5, 7],)),
+]
+
+
+@pytest.mark.parametrize("shape, key", INDEX_ERROR_CASES)
+def test_index_out_of_bounds_as_pytorch(shape, key):
+    """PyTorch's texts: an int names its position in the key as the dimension, an index tensor its
+    position among the index tensors; a dimension of size 0 has a text of its own; a result of no
+    elements checks no index."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def make(lib):
+        k = tuple(lib.tensor(p) if isinstance(p, list) else p for p in key)
+        return lib.zeros(shape, requires_grad=True)[k]
+
+    assert _outcome(al, make) == _outcome(torch, make)

@@ -223,7 +223,7 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     out, dim, arrays = a, 0, {}  # arrays: the index tensors by the dimension of `out` they start at
-    for k in key:
+    for position, k in enumerate(key):
         if k is None:
             out = Unsqueeze.apply(out, dim)
             dim += 1
@@ -246,7 +246,8 @@ def _apply_basic(a: Tensor, key: tuple) -> tuple[Tensor, tuple]:
             k = int(k)
             size = out._data.shape[_wrap_dim(dim, out.ndim)]
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                # (PyTorch's text names the position in the key as the dimension)
+                raise IndexError(f"index {k} is out of bounds for dimension {position} with size {size}")
             out = Select.apply(out, dim, k)
         else:
             raise IndexError(
@@ -277,6 +278,46 @@ def _check_index_tensors(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) 
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(map(_sizes, shapes))) from None
+    _check_index_bounds(shape, arrays)
+
+
+def _clip_key(shape: tuple[int, ...], key: tuple) -> tuple | None:
+    """``key`` with its integer arrays clipped into range, when the result has no elements."""
+    out, d = [], 0
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and shape[d]:
+            k = np.clip(k, -shape[d], shape[d] - 1)
+        out.append(k)
+        d += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    try:
+        return tuple(out) if np.empty(shape, dtype=np.bool_)[tuple(out)].size == 0 else None
+    except IndexError:
+        return None
+
+
+def _check_index_bounds(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) -> None:
+    """PyTorch's index kernel's errors: an index tensor into a dimension of size 0, or a value out of
+    range, named by the index tensor's position among them (not the dimension) and checked element by
+    element, as the kernel runs: a result of no elements checks nothing."""
+    ints = [(d, k) for d, k in sorted(arrays.items()) if not _is_mask(k)]
+    if not ints:
+        return
+    for d, k in ints:
+        if shape[d] == 0 and k.size:
+            raise IndexError("index is out of bounds for dimension with size 0")
+    bad = [(j, d, k) for j, (d, k) in enumerate(ints) if ((k < -shape[d]) | (k >= shape[d])).any()]
+    if not bad:
+        return
+    kept = [s for d, s in enumerate(shape) if d not in arrays]
+    if 0 in kept or 0 in np.broadcast_shapes(*(k.shape for _, k in ints)):
+        return
+    flat = np.broadcast_arrays(*(k for _, k in ints))
+    out_of_range = np.stack([(a < -shape[d]) | (a >= shape[d]) for a, (d, _) in zip(flat, ints)])
+    out_of_range = out_of_range.reshape(len(ints), -1)
+    first = int(np.flatnonzero(out_of_range.any(axis=0))[0])
+    j = int(np.flatnonzero(out_of_range[:, first])[0])
+    value = int(flat[j].reshape(-1)[first])
+    raise IndexError(f"index {value} is out of bounds for dimension {j} with size {shape[ints[j][0]]}")
 
 
 class Index(Function):
@@ -291,7 +332,10 @@ class Index(Function):
         try:
             return Tensor._make(np.asarray(a._data[key]))
         except IndexError as e:
-            raise IndexError(str(e).replace("axis", "dimension")) from None
+            if not _clip_key(a._data.shape, key):
+                raise IndexError(str(e).replace("axis", "dimension")) from None
+        # a result of no elements: PyTorch checks no index (NumPy does); any in-range index gives it
+        return Tensor._make(np.asarray(a._data[_clip_key(a._data.shape, key)]))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -357,6 +401,23 @@ def _outside(grad: Tensor, key: tuple) -> Tensor:
 IndexPut._backward_cls.name = CopySlices.name  # the node PyTorch names torch::autograd::CopySlices
 
 
+def _check_put_shape(shape: tuple[int, ...], key: tuple, value_shape: tuple[int, ...]) -> None:
+    """PyTorch's index_put_ shape check: the value, without its leading 1s, broadcasts to the indexed
+    result."""
+    target = np.empty(shape, dtype=bool)[key].shape
+    while value_shape and value_shape[0] == 1:
+        value_shape = value_shape[1:]
+    try:
+        fits = np.broadcast_shapes(value_shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape [{', '.join(map(str, value_shape))}] "
+            f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]"
+        )
+
+
 def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
     """A copy of ``a``'s data with ``value`` written at ``key``."""
     out = np.array(a._data, copy=True)
@@ -411,18 +472,20 @@ def index_put(a: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tens
     """
     key = _normalize_key(key)
     value = as_operand(value, a._data.dtype)
-    if value._data.dtype != a._data.dtype:
-        value = value.to(a.dtype)
-    if any(_is_array(k) for k in key):
+    if any(_is_array(k) for k in key):  # (the kernel converts the value: no ToCopyBackward0)
         return IndexPutAdvanced.apply(a, value, key, accumulate)
+    # a basic key: the value keeps its dtype through the expand (PyTorch's errors name it), copy_
+    # or fill_ converts it (no ToCopyBackward0 in the graph)
     target = np.empty(a._data.shape, dtype=np.bool_)[key].shape
     if value._data.shape != target and value._data.ndim > 0:
         shape = value._data.shape
         while shape and shape[0] == 1:
             shape = shape[1:]
         value = expand(View.apply(value, shape), target)
-    if _selects_all(a._data.shape, key):  # a plain fill_ or copy_ of a
-        return fill_with(a, value) if value.ndim == 0 else copy_from(a, value)
+    if _selects_all(a._data.shape, key):  # a plain copy_ of a; a 0-d value into more: fill_
+        if value.ndim == 0 and a._data.ndim > 0:  # (PyTorch's copy_to: copy_ if the shapes agree)
+            return fill_with(a, value)
+        return copy_from(a, value)
     return IndexPut.apply(a, value, key)
 
 
@@ -466,14 +529,16 @@ def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
     parts = _normalize_key(key)
     if any(_is_array(k) for k in parts):
         view, index = _apply_basic(t, parts)
-        if isinstance(value, Tensor) and not (isinstance(key, Tensor) and _is_mask(key._data)
-                                              and value.ndim == 0):  # (PyTorch's masked_fill_ converts)
-            _check_same_dtype(t, value)
-        if view is not t:
-            setitem(view, index, value)
-            return t
-        check_no_partial_overlap(t._data, (value,))
-        return apply_inplace(t, lambda s, v: index_put(s, index, v), (value,))
+        if isinstance(value, Tensor):  # PyTorch checks the shapes, then the dtypes
+            _check_put_shape(view._data.shape, index, value._data.shape)
+            one = isinstance(key, Tensor) and _is_mask(key._data) and value._data.size == 1
+            if one and value.ndim:  # a mask and one value: PyTorch writes it as a 0-d view
+                value = value.view(())
+            if not (one or isinstance(key, Tensor) and _is_mask(key._data) and key.ndim == 0):
+                _check_same_dtype(t, value)  # (a 0-d value, or 0-d mask, is converted)
+        check_no_partial_overlap(view._data, (value,))
+        apply_inplace(view, lambda s, v: index_put(s, index, v), (value,))
+        return t
     if builtins.sum(k is Ellipsis for k in parts) > 1:
         key = parts = _one_ellipsis(parts, t.ndim)
     if grad_mode.is_grad_enabled() and t.grad_fn is None and t._requires_grad and not _selects_all(

@@ -181,8 +181,9 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
     """A view of ``a`` with size-1 dimensions repeated to ``sizes`` (-1 keeps a size; ``Tensor.expand``)."""
     shape = a._data.shape
     if len(sizes) < len(shape):
+        kind = "CPUBoolType" if a._data.dtype == np.bool_ else dtypes.legacy_type_name(a._data.dtype)
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
+            f"expand({kind}{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must be "
             f"greater or equal to the number of dimensions in the tensor ({len(shape)})"
         )
