@@ -35,8 +35,11 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "_saved_self_sym_sizes, ...) are not exposed: they are PyTorch's kernel arguments and symbolic-shape "
     "bookkeeping, not tensors the graph keeps",
     r"grad2?: _version \[.*\]": "the _version of a tensor that autograd.grad hands back counts PyTorch's "
-    "in-place accumulation inside its engine, an implementation detail",
+    "in-place accumulation inside its engine, an implementation detail (also at later steps, and of its "
+    "views: the run reads it as ENGINE_VERSION there)",
 }
+# what the run shows as _version of a tensor sharing memory with a gradient autograd.grad returned
+ENGINE_VERSION = "counts the engine's accumulation (KNOWN_DIFFERENCES)"
 
 RTOL = {"float32": 1e-5, "float64": 1e-10}
 ATOL = {"float32": 1e-6, "float64": 1e-12}
@@ -531,6 +534,7 @@ def run(prog: Program, lib, saved_names: dict | None = None) -> list[dict]:
     ``_saved_*`` attributes to read, as PyTorch's run found them)."""
     ns = namespace(lib)
     trace = []
+    grads: list = []  # the gradients autograd.grad returned so far (their _version: a known difference)
     for i, step in enumerate(prog.steps):
         obs: dict = {}
         with warnings.catch_warnings(record=True) as caught:
@@ -542,12 +546,19 @@ def run(prog: Program, lib, saved_names: dict | None = None) -> list[dict]:
         obs["warnings"] = [(w.category.__name__, _message(w.message)) for w in caught]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            if step.tag in ("grad", "grad2"):
+                grads += [v for n, v in _tensors_named(step.code, ns, lib).items() if n.startswith("v")]
             for n, t in _tensors_named(step.code, ns, lib).items():
                 names = None if saved_names is None else saved_names.get((i, n), [])
                 try:
                     obs[n] = observe_tensor(t, names)
                 except Exception as e:  # noqa: BLE001
                     obs[n] = ("observing raises", type(e).__name__, _message(e))
+                    continue
+                data = obs[n]["values"]
+                if step.tag not in ("grad", "grad2") and any(
+                        np.shares_memory(data, np.asarray(g.detach().numpy())) for g in grads):
+                    obs[n]["_version"] = ENGINE_VERSION
             if step.tag in ("backward", "grad", "grad2", "hook"):
                 for n, v in ns.items():
                     if isinstance(v, lib.Tensor) and (v.is_leaf or getattr(v, "retains_grad", False)):
