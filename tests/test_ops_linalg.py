@@ -79,3 +79,19 @@ def test_products_save_a_factor_only_for_the_other_factors_gradient(op, grads):
         outcomes.append((type(y.grad_fn).__name__, saved))
     assert outcomes[0] == outcomes[1]
 
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
+                                    ((2, 2, 3), (3,)), ((3,), (2, 3, 4)), ((2, 3), (2, 3, 4))])
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_matmul_results_version_as_pytorch(shapes, requires_grad):
+    """vector @ matrix is PyTorch's ``unsqueeze(0).mm(m).squeeze_(0)``: its result has version 1 (so
+    do F.linear's of a vector without bias); the other forms 0."""
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (al, torch):
+        a, b = lib.ones(shapes[0], requires_grad=requires_grad), lib.ones(shapes[1])
+        w = lib.ones(2, shapes[0][-1])
+        outcomes.append((lib.matmul(a, b)._version, lib.nn.functional.linear(a, w)._version,
+                         lib.nn.functional.linear(a, w, lib.ones(2))._version))
+    assert outcomes[0] == outcomes[1]

@@ -198,8 +198,10 @@ def matmul(a: Any, other: Any) -> Tensor:
         return Dot.apply(a, other)
     if da == 2 and db == 1:
         return Mv.apply(a, other)
-    if da == 1 and db == 2:
-        return SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), other), (0,))
+    if da == 1 and db == 2:  # PyTorch's unsqueeze(0).mm(other).squeeze_(0): an in-place step, version 1
+        out = SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), other), (0,))
+        out._version_counter.value += 1
+        return out
     if da == 2 and db == 2:
         return Mm.apply(a, other)
     if da == 3 and db == 3:  # a batch of one that needs a gradient is folded as a matrix (PyTorch 2.13)
