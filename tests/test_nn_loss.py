@@ -661,3 +661,38 @@ def test_mse_loss_of_nothing_has_an_empty_gradient_twice(torch):
         (gg,) = lib.autograd.grad(g.sum(), [x])
         outcomes.append((tuple(g.shape), tuple(gg.shape)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((1, 2), (3, 2, 2)), ((3, 3), ()), ((), (2,))])
+def test_regression_losses_expand_first_as_pytorch(loss, shapes):
+    """The operands broadcast first (ExpandBackward0 only where a shape changes; the expanded operands
+    decide the dtype: a float64 0-d target makes a float64 loss), with PyTorch's warning."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    outcomes = []
+    for lib in (al, torch):
+        x = lib.ones(shapes[0], requires_grad=True)
+        # (huber_loss of mixed dtypes fails in PyTorch's backward: one dtype there)
+        y = lib.full(shapes[1], 0.5, dtype=lib.float32 if loss == "huber_loss" else lib.float64,
+                     requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = getattr(lib.nn.functional, loss)(x, y)
+        out.backward()
+        outcomes.append((graph_names(out), str(out.dtype), round(out.item(), 6), x.grad.tolist(),
+                         y.grad.tolist(), [str(w.message) for w in caught]))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits"])
+def test_losses_of_a_number_raise_pytorchs_attribute_error(loss):
+    """PyTorch compares ``target.size()`` with ``input.size()`` first: a Python number has none."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for lib in (al, torch):
+        f, x = getattr(lib.nn.functional, loss), lib.full((3,), 0.5, requires_grad=True)
+        for args in ((x, 0.2), (0.2, x)):
+            with pytest.raises(AttributeError, match="'float' object has no attribute 'size'"):
+                f(*args)

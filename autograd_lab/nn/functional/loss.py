@@ -83,9 +83,7 @@ class MseLoss(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, reduction: str) -> Tensor:
-        need_a, need_b = ctx.needs_input_grad[:2]
-        shape = np.broadcast_shapes(a._data.shape, b._data.shape)  # PyTorch saves the broadcast inputs
-        ctx.save_for_backward(*(t if t._data.shape == shape else t.expand(shape) for t in (a, b)))
+        ctx.save_for_backward(a, b)  # of one shape: mse_loss expanded them
         ctx.reduction = reduction
         sq = np.square(cast(a._data - b._data, a, b))
         ctx.count = sq.size
@@ -105,35 +103,23 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
              reduction: str = "mean") -> Tensor:
     """Mean (or sum, or none) of the squared differences (``MseLossBackward0``).
 
-    A target of another shape broadcasts, with PyTorch's warning; both inputs get gradients.
+    A target of another shape broadcasts, with PyTorch's warning, expanded first as PyTorch does
+    (``ExpandBackward0`` edges; the expanded operands decide the dtype); both inputs get gradients.
     """
+    _warn_target_size(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = binary_operands(input, target)
-    if target.shape != input.shape:
-        warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
-            "the same size.",
-            UserWarning,
-            stacklevel=2,
-        )
-        broadcast_shape(input.shape, target.shape)
+    input, target = _broadcast_tensors(input, target)
     _check_reduction(reduction)
     return MseLoss.apply(input, target, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean") -> Tensor:
-    """Mean (or sum, or none) of the absolute differences; composite, as in PyTorch."""
+    """Mean (or sum, or none) of the absolute differences; composite, as in PyTorch (the operands
+    expanded to one shape first)."""
+    _warn_target_size(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    if target.shape != input.shape:
-        warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
-            "the same size.",
-            UserWarning,
-            stacklevel=2,
-        )
+    input, target = _broadcast_tensors(input, target)
     _check_reduction(reduction)
     diff = (input - target).abs()
     return diff if reduction == "none" else diff.mean() if reduction == "mean" else diff.sum()
@@ -460,9 +446,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """Binary cross-entropy of probabilities ``input`` and targets (``BinaryCrossEntropyBackward0``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if target.shape != input.shape:
+    if target.size() != input.size():  # (a number has no size(): PyTorch's AttributeError)
         raise ValueError(
-            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is "
             "deprecated. Please ensure they have the same size."
         )
     if weight is not None:
@@ -543,8 +529,8 @@ def binary_cross_entropy_with_logits(
     """Sigmoid and binary cross-entropy in one stable op (``BinaryCrossEntropyWithLogitsBackward0``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if target.shape != input.shape:
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if not (target.size() == input.size()):  # (a number has no size(): PyTorch's AttributeError)
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     if pos_weight is not None:
         broadcast_shape(pos_weight.shape, target.shape)
     if weight is not None:
@@ -648,9 +634,11 @@ class HuberLoss(_RobustLoss):
 
 
 def _warn_target_size(input: Tensor, target: Tensor) -> None:
-    if target.shape != input.shape:
+    """PyTorch's warning for a target of another size (``target.size()`` first: a number has none,
+    and raises PyTorch's AttributeError)."""
+    if not (target.size() == input.size()):
         warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
             "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
             "the same size.",
             UserWarning,
