@@ -95,3 +95,24 @@ def test_matmul_results_version_as_pytorch(shapes, requires_grad):
         outcomes.append((lib.matmul(a, b)._version, lib.nn.functional.linear(a, w)._version,
                          lib.nn.functional.linear(a, w, lib.ones(2))._version))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("sa, sb, grads", [
+    ((1, 1, 3), (2, 3, 2), (True, True)), ((1, 1, 3), (2, 3, 2), (False, True)),
+    ((1, 3), (2, 3, 2), (True, True)), ((1, 3), (2, 3, 2), (True, False)), ((2, 1, 3), (3, 2), (True, True)),
+    ((2, 1, 3), (1, 3, 2), (True, True)), ((2, 1, 3), (1, 3, 2), (True, False)),
+    ((2, 3), (3, 2), (True, True)), ((2, 2, 3), (2, 3, 2), (True, True)), ((3,), (3,), (True, True)),
+    ((2, 3), (3,), (True, True)), ((2, 2, 3), (3,), (False, False)),
+])
+def test_matmul_dtype_mismatch_named_by_the_kernel_pytorch_runs(sa, sb, grads):
+    """float64 @ float32: the error of the kernel PyTorch picks (dot, mv, mm, bmm; a folded 2-D @ 3-D
+    product is transposed, so its operands swap in the text), which depends on what requires grad."""
+    torch = pytest.importorskip("torch")
+    texts = []
+    for lib in (al, torch):
+        a = lib.ones(sa, dtype=lib.float64, requires_grad=grads[0])
+        b = lib.ones(sb, dtype=lib.float32, requires_grad=grads[1])
+        with pytest.raises(RuntimeError) as e:
+            lib.matmul(a, b)
+        texts.append(str(e.value))
+    assert texts[0] == texts[1]

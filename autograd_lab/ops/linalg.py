@@ -184,25 +184,20 @@ def matmul(a: Any, other: Any) -> Tensor:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
-    # the kernel PyTorch would run (it folds (batch, n, k) @ (k, m) into one mm) names a dtype mismatch
+    # a dtype mismatch is named by the kernel PyTorch runs, its operands in its order (checked there)
     if da == 1 and db == 1:
-        kernel = "dot"
-    elif db == 1:
-        kernel = "mv"
-    elif db == 2:
-        kernel = "mm"
-    else:
-        kernel = "bmm"
-    _check_same_dtype(a, other, kernel)
-    if da == 1 and db == 1:
+        _check_same_dtype(a, other, "dot")
         return Dot.apply(a, other)
     if da == 2 and db == 1:
+        _check_same_dtype(a, other, "mv")
         return Mv.apply(a, other)
     if da == 1 and db == 2:  # PyTorch's unsqueeze(0).mm(other).squeeze_(0): an in-place step, version 1
+        _check_same_dtype(a, other, "mm")
         out = SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), other), (0,))
         out._version_counter.value += 1
         return out
     if da == 2 and db == 2:
+        _check_same_dtype(a, other, "mm")
         return Mm.apply(a, other)
     if da == 3 and db == 3:  # a batch of one that needs a gradient is folded as a matrix (PyTorch 2.13)
         if a._data.shape[0] == 1 != other._data.shape[0] and a.requires_grad:
@@ -211,6 +206,7 @@ def matmul(a: Any, other: Any) -> Tensor:
             return matmul(a, other.squeeze(0))
     if _should_fold(a, other):
         return _folded_matmul(a, other)
+    _check_same_dtype(a, other, "bmm")
     return _batched_matmul(a, other)
 
 
@@ -253,6 +249,7 @@ def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
     t1 = b.mT if transpose else a
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
     shape = tuple(t1._data.shape[:-1])
+    _check_same_dtype(t1, t2, "mm" if t2.ndim == 2 else "mv")  # (transposed: the operands swap)
     folded = reshape(t1, (int(np.prod(shape)), t1._data.shape[-1]))
     if t2.ndim == 2:
         out = UnsafeView.apply(Mm.apply(folded, t2), shape + (t2._data.shape[1],))
