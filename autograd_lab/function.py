@@ -239,7 +239,7 @@ class BackwardNode(Node, FunctionCtx):
                  "needs_input_grad")
     # what Function.apply does not set on every node stays a class default
     _non_differentiable: tuple[Tensor, ...] = ()
-    _never_saved: tuple[int, ...] = ()  # after _release: the positions that held None
+    _never_saved: tuple[int, ...] = ()  # the positions save_for_backward was given None at
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -260,8 +260,10 @@ class BackwardNode(Node, FunctionCtx):
             tensors = [t if keep else None for t, keep in zip(tensors, kept)]
         # a tuple, and a Python number as (its array, the number): objects the garbage collector need
         # not track
-        self._saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
-                             else (t._data, t._wrapped_number) for t in tensors])
+        self._saved = saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
+                                     else (t._data, t._wrapped_number) for t in tensors])
+        if None in saved:  # what was never saved reads None after backward too (not "freed")
+            self._never_saved = tuple([i for i, s in enumerate(saved) if s is None])
 
     def _unpack(self, s: SavedTensor | tuple | None) -> Tensor | None:
         """A saved item as ``node._saved_<name>`` shows it (a Python number: a 0-d tensor of PyTorch's
@@ -320,9 +322,7 @@ class BackwardNode(Node, FunctionCtx):
         return self._saved is None
 
     def _release(self) -> None:
-        saved, self._saved = self._saved, None
-        if saved and None in saved:
-            self._never_saved = tuple([i for i, s in enumerate(saved) if s is None])
+        self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1

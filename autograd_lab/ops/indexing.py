@@ -278,7 +278,10 @@ def _check_index_tensors(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) 
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(map(_sizes, shapes))) from None
-    _check_index_bounds(shape, arrays)
+    if 0 in shape:  # PyTorch's own text for an index into a dimension of size 0
+        for d, k in arrays.items():
+            if shape[d] == 0 and k.size and not _is_mask(k):
+                raise IndexError("index is out of bounds for dimension with size 0")
 
 
 def _clip_key(shape: tuple[int, ...], key: tuple) -> tuple | None:
@@ -295,29 +298,26 @@ def _clip_key(shape: tuple[int, ...], key: tuple) -> tuple | None:
         return None
 
 
-def _check_index_bounds(shape: tuple[int, ...], arrays: dict[int, np.ndarray]) -> None:
-    """PyTorch's index kernel's errors: an index tensor into a dimension of size 0, or a value out of
-    range, named by the index tensor's position among them (not the dimension) and checked element by
-    element, as the kernel runs: a result of no elements checks nothing."""
-    ints = [(d, k) for d, k in sorted(arrays.items()) if not _is_mask(k)]
+def _raise_out_of_bounds(shape: tuple[int, ...], key: tuple) -> None:
+    """After NumPy refused ``key``: PyTorch's text for an index out of range, naming the index
+    tensor's position among them (not the dimension), the first bad element in the kernel's order (by
+    element, then by index tensor). Only called on failure: NumPy checks the bounds for free."""
+    ints, d = [], 0
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype.kind in "iu":
+            ints.append((d, k))
+        d += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
     if not ints:
         return
-    for d, k in ints:
-        if shape[d] == 0 and k.size:
-            raise IndexError("index is out of bounds for dimension with size 0")
-    bad = [(j, d, k) for j, (d, k) in enumerate(ints) if ((k < -shape[d]) | (k >= shape[d])).any()]
-    if not bad:
-        return
-    kept = [s for d, s in enumerate(shape) if d not in arrays]
-    if 0 in kept or 0 in np.broadcast_shapes(*(k.shape for _, k in ints)):
-        return
     flat = np.broadcast_arrays(*(k for _, k in ints))
-    out_of_range = np.stack([(a < -shape[d]) | (a >= shape[d]) for a, (d, _) in zip(flat, ints)])
-    out_of_range = out_of_range.reshape(len(ints), -1)
-    first = int(np.flatnonzero(out_of_range.any(axis=0))[0])
-    j = int(np.flatnonzero(out_of_range[:, first])[0])
-    value = int(flat[j].reshape(-1)[first])
-    raise IndexError(f"index {value} is out of bounds for dimension {j} with size {shape[ints[j][0]]}")
+    bad = np.stack([(a < -shape[d]) | (a >= shape[d]) for a, (d, _) in zip(flat, ints)])
+    bad = bad.reshape(len(ints), -1)
+    hits = np.flatnonzero(bad.any(axis=0))
+    if hits.size:
+        first = int(hits[0])
+        j = int(np.flatnonzero(bad[:, first])[0])
+        value = int(flat[j].reshape(-1)[first])
+        raise IndexError(f"index {value} is out of bounds for dimension {j} with size {shape[ints[j][0]]}")
 
 
 class Index(Function):
@@ -332,10 +332,12 @@ class Index(Function):
         try:
             return Tensor._make(np.asarray(a._data[key]))
         except IndexError as e:
-            if not _clip_key(a._data.shape, key):
+            clipped = _clip_key(a._data.shape, key)
+            if clipped is None:
+                _raise_out_of_bounds(a._data.shape, key)
                 raise IndexError(str(e).replace("axis", "dimension")) from None
         # a result of no elements: PyTorch checks no index (NumPy does); any in-range index gives it
-        return Tensor._make(np.asarray(a._data[_clip_key(a._data.shape, key)]))
+        return Tensor._make(np.asarray(a._data[clipped]))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -427,6 +429,9 @@ def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
         data = data[0]  # PyTorch's index_put does: v[mask] = x of shape (1, n) writes n elements
     try:
         out[key] = data
+    except IndexError:
+        _raise_out_of_bounds(a._data.shape, key)
+        raise
     except (ValueError, TypeError):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape [{', '.join(map(str, value._data.shape))}] "
