@@ -236,10 +236,9 @@ class BackwardNode(Node, FunctionCtx):
 
     _forward_cls: ClassVar[type[Function]]
     __slots__ = ("_saved", "_tensor_positions", "_input_meta", "_output_meta", "_num_inputs",
-                 "needs_input_grad")
+                 "needs_input_grad", "_never_saved")
     # what Function.apply does not set on every node stays a class default
     _non_differentiable: tuple[Tensor, ...] = ()
-    _never_saved: tuple[int, ...] = ()  # the positions save_for_backward was given None at
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -249,6 +248,7 @@ class BackwardNode(Node, FunctionCtx):
         self._output_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self._num_inputs = 0
         self.needs_input_grad: tuple[bool, ...] = ()
+        self._never_saved = 0  # bit i: save_for_backward was given None at position i
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         cls = self._forward_cls
@@ -262,8 +262,8 @@ class BackwardNode(Node, FunctionCtx):
         # not track
         self._saved = saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
                                      else (t._data, t._wrapped_number) for t in tensors])
-        if None in saved:  # what was never saved reads None after backward too (not "freed")
-            self._never_saved = tuple([i for i, s in enumerate(saved) if s is None])
+        if None in saved:  # what was never saved reads None after backward too (not "freed"): a bit
+            self._never_saved = sum(1 << i for i, s in enumerate(saved) if s is None)  # mask, no object
 
     def _unpack(self, s: SavedTensor | tuple | None) -> Tensor | None:
         """A saved item as ``node._saved_<name>`` shows it (a Python number: a 0-d tensor of PyTorch's
@@ -307,7 +307,7 @@ class BackwardNode(Node, FunctionCtx):
         if name.startswith("_saved_") and name[7:] in type(self)._forward_cls.saved_names:
             i = type(self)._forward_cls.saved_names.index(name[7:])
             if self._freed:
-                if i in self._never_saved:  # nothing to free: None still (PyTorch)
+                if self._never_saved >> i & 1:  # nothing to free: None still (PyTorch)
                     return None
                 raise RuntimeError(FREED_MESSAGE)
             return self._unpack(self._saved[i])
