@@ -63,7 +63,8 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
-        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
+        # (PyTorch's maybe_multiply: a number times the gradient, MulBackward1 under create_graph)
+        return grad, (grad if ctx.alpha == 1 else MulNumber.apply(grad, ctx.alpha)), None
 
 
 def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -103,7 +104,7 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
-        return grad, (-grad if ctx.alpha == 1 else -grad * ctx.alpha), None
+        return grad, (-grad if ctx.alpha == 1 else MulNumber.apply(-grad, ctx.alpha)), None
 
 
 def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -127,7 +128,7 @@ class Rsub(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        return (-grad if ctx.alpha == 1 else -grad * ctx.alpha), None, None
+        return (-grad if ctx.alpha == 1 else MulNumber.apply(-grad, ctx.alpha)), None, None
 
 
 class RsubTensor(Function):
@@ -142,7 +143,7 @@ class RsubTensor(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
-        return (-grad if ctx.alpha == 1 else -grad * ctx.alpha), grad, None
+        return (-grad if ctx.alpha == 1 else MulNumber.apply(-grad, ctx.alpha)), grad, None
 
 
 def rsub(a: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -200,7 +201,7 @@ class Div(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None]:
         a, b = ctx.saved_tensors
-        grad_b = -grad * a / (b * b) if a is not None else None
+        grad_b = -grad * (a / b / b) if a is not None else None  # grouped as PyTorch's
         return grad / b, grad_b
 
 
@@ -497,8 +498,8 @@ class LerpScalar(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
-        w = ctx.weight
-        return grad * (1 - w), grad * w, None
+        w = ctx.weight  # (numbers: MulBackward1 under create_graph, as PyTorch's)
+        return MulNumber.apply(grad, 1 - w), MulNumber.apply(grad, w), None
 
 
 class LerpTensor(Function):
@@ -564,8 +565,9 @@ class Addcmul(Function):
             return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
-        grad_t1 = grad * t2 * v if t2 is not None else None
-        return grad, grad_t1, (grad * t1 * v if t1 is not None else None), None
+        # grouped as PyTorch's: grad * (t2 * value), the number a MulBackward1 under create_graph
+        grad_t1 = grad * MulNumber.apply(t2, v) if t2 is not None else None
+        return grad, grad_t1, (grad * MulNumber.apply(t1, v) if t1 is not None else None), None
 
 
 def _addc(name: str, a: Any, t1: Any, t2: Any, value: Any) -> None:
@@ -611,8 +613,9 @@ class Addcdiv(Function):
             return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
-        grad_t1 = grad * v / t2 if ctx.needs_input_grad[1] else None
-        grad_t2 = -grad * v * t1 / (t2 * t2) if t1 is not None else None
+        # grouped as PyTorch's: grad * (value / t2), -grad * (value * t1 / (t2 * t2))
+        grad_t1 = grad * MulNumber.apply(t2.reciprocal(), v) if ctx.needs_input_grad[1] else None
+        grad_t2 = -grad * (MulNumber.apply(t1, v) / (t2 * t2)) if t1 is not None else None
         return grad, grad_t1, grad_t2, None
 
 

@@ -486,7 +486,9 @@ def index_put(a: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tens
         shape = value._data.shape
         while shape and shape[0] == 1:
             shape = shape[1:]
-        value = expand(View.apply(value, shape), target)
+        value = View.apply(value, shape)
+        if shape != target:  # (expand_inplace leaves a tensor of the target's shape as it is)
+            value = expand(value, target)
     if _selects_all(a._data.shape, key):  # a plain copy_ of a; a 0-d value into more: fill_
         if value.ndim == 0 and a._data.ndim > 0:  # (PyTorch's copy_to: copy_ if the shapes agree)
             return fill_with(a, value)
