@@ -263,7 +263,9 @@ class BackwardNode(Node, FunctionCtx):
         self._saved = saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
                                      else (t._data, t._wrapped_number) for t in tensors])
         if None in saved:  # what was never saved reads None after backward too (not "freed"): a bit
-            self._never_saved = sum(1 << i for i, s in enumerate(saved) if s is None)  # mask, no object
+            i = saved.index(None)  # mask, no object; one None (the common case) found in C
+            self._never_saved = 1 << i if saved.count(None) == 1 else sum(
+                1 << j for j, s in enumerate(saved) if s is None)
 
     def _unpack(self, s: SavedTensor | tuple | None) -> Tensor | None:
         """A saved item as ``node._saved_<name>`` shows it (a Python number: a 0-d tensor of PyTorch's
