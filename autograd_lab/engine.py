@@ -221,12 +221,17 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
             for nxt, nr, g in zip(edges, edges, grads_out):
                 if nxt is None:
                     continue
+                left = deps[nxt] - 1
                 buf = buffers.get(nxt)
                 if buf is None:
+                    if not left and type(nxt) is AccumulateGrad and not nxt._hooked:
+                        # its one gradient, at once: with the highest priority (sequence_nr), the heap
+                        # would hand it out next anyway, and without hooks nothing can tell the difference
+                        nxt.apply(g)
+                        continue
                     buf = buffers[nxt] = [None] * max(nxt._num_outputs, nr + 1)
                 if g is not None:
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
-                left = deps[nxt] - 1
                 deps[nxt] = left
                 if not left:
                     heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))

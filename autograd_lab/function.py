@@ -176,6 +176,13 @@ class SavedTensor:
         t._version_counter = self.counter
         return t
 
+    def array(self, node: Node) -> np.ndarray:
+        """What :meth:`unpack` gives, as its array alone (a formula that builds no graph needs no Tensor)."""
+        counter = self._counter if self._counter is not None else self.tensor._counter
+        if (0 if counter is None else counter.value) != self.version:
+            raise RuntimeError(self._version_message(node))
+        return self.tensor._data if self.tensor is not None else self.data
+
     def _version_message(self, node: Node) -> str:
         data = self.tensor._data if self.tensor is not None else self.data
         type_name = _legacy_type(data.dtype)
@@ -282,6 +289,15 @@ class BackwardNode(Node, FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         # read in every backward; a Python number as a 0-d tensor of the op's dtype
         return tuple([None if s is None else Tensor._make(s[0]) if type(s) is tuple else s.unpack(self)
+                      for s in self._saved])
+
+    @property
+    def saved_arrays(self) -> tuple[np.ndarray | None, ...]:
+        """``saved_tensors`` as their arrays, checked the same way: for backward formulas that build no
+        graph (no ``create_graph``), which compute on arrays and make one Tensor at the end (issue 17)."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple([None if s is None else s[0] if type(s) is tuple else s.array(self)
                       for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
@@ -558,22 +574,18 @@ class Function:
 def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     """``cls.apply`` when the call is recorded: the node, its edges, the forward, the outputs."""
     node = cls._backward_cls()
-    positions, edges, meta, needs = [], [], [], []
-    for i, a in enumerate(args):
+    edges, signature = [], []
+    for a in args:
         if isinstance(a, Tensor):
-            positions.append(i)
             edge = gradient_edge(a)
             edges += edge
             data = a._data
-            meta.append((data.shape, data.dtype))
-            needs.append(edge[0] is not None)
+            signature.append((data.shape, data.dtype, edge[0] is not None))
         else:
-            needs.append(False)
-    node._tensor_positions = _shared(tuple(positions))
+            signature.append(None)
     node._edges = tuple(edges)
-    node._input_meta = _shared(tuple(meta))
     node._num_inputs = len(args)
-    node.needs_input_grad = _shared(tuple(needs))
+    node._tensor_positions, node._input_meta, node.needs_input_grad = _layout(tuple(signature))
 
     out = _run_forward(cls, node, args, kwargs)
     if type(out) is Tensor and not node._non_differentiable:  # one output, the common case
@@ -618,6 +630,22 @@ def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:
 
 
 _SHARED: dict[tuple, tuple] = {}
+_LAYOUTS: dict[tuple, tuple[tuple, tuple, tuple]] = {}
+
+
+def _layout(signature: tuple) -> tuple[tuple, tuple, tuple]:
+    """From ``(shape, dtype, needs grad)`` per tensor argument (None for any other argument): which
+    arguments are tensors, their shapes and dtypes, and ``needs_input_grad``, each one shared tuple (a
+    chain of a million ops would otherwise hold millions of equal tuples; the cache stays small)."""
+    layout = _LAYOUTS.get(signature)
+    if layout is None:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        layout = _LAYOUTS[signature] = (
+            tuple(i for i, s in enumerate(signature) if s is not None),
+            _shared(tuple(s[:2] for s in signature if s is not None)),
+            tuple(s is not None and s[2] for s in signature))
+    return layout
 
 
 def _shared(t: tuple) -> tuple:

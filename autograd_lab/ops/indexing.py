@@ -74,6 +74,16 @@ def _dim_1(arr: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- x[key] and x[key] = value
+def _scatter(grad: np.ndarray, shape: tuple[int, ...], key: tuple, accumulate: bool) -> np.ndarray:
+    """``grad`` placed at ``key`` into zeros of ``shape`` (added up at repeated indices: accumulate)."""
+    out = np.zeros(shape, dtype=grad.dtype)
+    if accumulate:
+        np.add.at(out, key, grad)
+    else:
+        out[key] = grad
+    return out
+
+
 class Scatter(Function):
     """The gradient of indexing: the gradient placed into zeros (repeated indices add up)."""
 
@@ -82,12 +92,7 @@ class Scatter(Function):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], key: tuple, accumulate: bool) -> Tensor:
         ctx.key = key
-        out = np.zeros(shape, dtype=grad._data.dtype)
-        if accumulate:
-            np.add.at(out, key, grad._data)
-        else:
-            out[key] = grad._data
-        return Tensor._make(out)
+        return Tensor._make(_scatter(grad._data, shape, key, accumulate))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -341,6 +346,8 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        if not grad_mode.is_grad_enabled():  # no graph to build: Scatter's kernel, on the arrays
+            return Tensor._make(_scatter(grad._data, ctx.shape, _saved_key(ctx), True)), None
         return Scatter.apply(grad, ctx.shape, _saved_key(ctx), True), None
 
 
@@ -352,8 +359,8 @@ def _save_key(ctx: Any, key: tuple) -> None:
 
 
 def _saved_key(ctx: Any) -> tuple:
-    arrays = iter(ctx.saved_tensors)
-    return tuple(next(arrays)._data if k is None else k for k in ctx.layout)
+    arrays = iter(ctx.saved_arrays)
+    return tuple(next(arrays) if k is None else k for k in ctx.layout)
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:

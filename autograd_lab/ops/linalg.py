@@ -123,7 +123,8 @@ class Mm(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         g = grad._data
-        if not is_grad_enabled() and all(t is None or t._data.dtype == g.dtype for t in (a, b)):
+        if not is_grad_enabled() and (a is None or a._data.dtype == g.dtype) and (
+                b is None or b._data.dtype == g.dtype):
             # no create_graph, nothing to record: the same two products on the arrays (issue 17)
             return (None if b is None else Tensor._make(g @ b._data.T),
                     None if a is None else Tensor._make(a._data.T @ g))

@@ -10,6 +10,7 @@ import numpy as np
 from ..dtypes import scalar_type_name
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .promotion import _quiet
 from .reduction import _dims, _unsqueeze_back
@@ -103,8 +104,16 @@ class LogSoftmax(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        if not is_grad_enabled():  # no graph to build: LogSoftmaxBackwardData's kernel, on the arrays
+            (y,) = ctx.saved_arrays
+            return Tensor._make(_log_softmax_grad(grad._data, y, ctx.dim)), None
         (y,) = ctx.saved_tensors
         return LogSoftmaxBackwardData.apply(grad, y, ctx.dim), None
+
+
+def _log_softmax_grad(g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
+    """``g - exp(y) * sum(g)`` along ``dim``: the gradient of log_softmax's input, ``y`` its result."""
+    return g - np.exp(y) * np.add.reduce(g, axis=_wrap_dim(dim, y.ndim) if y.ndim else None, keepdims=True)
 
 
 class LogSoftmaxBackwardData(Function):
@@ -118,8 +127,7 @@ class LogSoftmaxBackwardData(Function):
     def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
         ctx.save_for_backward(grad, y)
         ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
-        g, axis = grad._data, _wrap_dim(dim, y.ndim) if y.ndim else None
-        return Tensor._make(g - np.exp(y._data) * g.sum(axis, keepdims=True))
+        return Tensor._make(_log_softmax_grad(grad._data, y._data, dim))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:

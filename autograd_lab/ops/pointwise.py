@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import masked_fill
 from .inplace import inplace
@@ -248,6 +249,9 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
+        if not is_grad_enabled():  # no graph to build: ThresholdBackward's kernel, on the arrays
+            (out,) = ctx.saved_arrays
+            return Tensor._make(_kept_where(out > 0, grad._data))
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out)
 

@@ -7,6 +7,7 @@ The gradient of a reduction is the output gradient spread back over the reduced 
 from __future__ import annotations
 
 import contextlib
+import math
 import warnings
 from collections import namedtuple
 from collections.abc import Iterator
@@ -142,7 +143,7 @@ class Mean(Function):
                 f"complex dtype. Got: {dtypes.scalar_type_name(a._data.dtype)}"
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
-        ctx.count = int(np.prod([a._data.shape[d] for d in dims])) if dims else 1
+        ctx.count = math.prod([a._data.shape[d] for d in dims])
         # np.mean's own steps without its Python wrapper: the sum (float16 summed in float32, as
         # np.mean does), then one division; the mean of nothing is 0/0, nan
         acc = np.float32 if dtype is None and a._data.dtype == np.float16 else dtype
