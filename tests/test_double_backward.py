@@ -70,17 +70,24 @@ BINARY = {
     "cross_entropy": lambda m, x, y: m.nn.functional.cross_entropy(x * y, m.tensor([0, 2])),
     "binary_cross_entropy": lambda m, x, y: m.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
 }
+# the derivatives of indexing: SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0 and
+# MaskedScatterBackward0 in PyTorch, each with its inputs
+INDEXING = {
+    "int": lambda m, x: x[1], "select": lambda m, x: x.select(1, 2), "slice": lambda m, x: x[:, 1:],
+    "narrow": lambda m, x: x.narrow(1, 0, 2), "list": lambda m, x: x[[1, 0, 1]],
+    "int and list": lambda m, x: x[0, [2, 0]], "mask": lambda m, x: x[x > 0],
+    "masked_select": lambda m, x: x.masked_select(m.tensor([True, False, True])),
+}
 CASES = {**{f"unary {k}": v for k, v in UNARY.items()}, **{f"reduction {k}": v for k, v in REDUCTION.items()},
-         **{f"binary {k}": v for k, v in BINARY.items()}}
+         **{f"binary {k}": v for k, v in BINARY.items()}, **{f"indexing {k}": v for k, v in INDEXING.items()}}
 
 # Ops whose derivative's graph (create_graph=True) still differs from PyTorch's (the values agree).
 OPEN = {
     "binary addcdiv", "binary binary_cross_entropy", "binary clamp tensor", "binary cross_entropy",
-    "binary dot", "binary fmod", "binary maximum", "binary minimum", "binary mm", "binary mse_loss",
-    "binary outer", "binary pow", "binary remainder", "binary where", "reduction amax", "reduction amin",
-    "reduction cumprod", "reduction max", "reduction max dim", "reduction median", "reduction min",
-    "reduction min dim", "reduction norm", "reduction norm dim", "reduction t", "reduction trace",
-    "unary clamp",
+    "binary fmod", "binary maximum", "binary minimum", "binary mm", "binary mse_loss", "binary pow",
+    "binary remainder", "binary where", "reduction amax", "reduction amin", "reduction cumprod",
+    "reduction max", "reduction max dim", "reduction median", "reduction min", "reduction min dim",
+    "reduction norm", "reduction norm dim", "reduction t", "reduction trace", "unary clamp",
 }
 
 

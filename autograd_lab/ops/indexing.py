@@ -85,9 +85,8 @@ def _scatter(grad: np.ndarray, shape: tuple[int, ...], key: tuple, accumulate: b
 
 
 class Scatter(Function):
-    """The gradient of indexing: the gradient placed into zeros (repeated indices add up)."""
-
-    node_name = "IndexBackwardBackward0"
+    """The gradient of a view by ints and slices: the gradient placed into zeros. Its own derivative
+    takes the same part of the gradient again."""
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, shape: tuple[int, ...], key: tuple, accumulate: bool) -> Tensor:
@@ -97,6 +96,38 @@ class Scatter(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         return getitem(grad, ctx.key), None, None, None
+
+
+class SelectScatter(Scatter):
+    node_name = "SelectBackwardBackward0"  # select's derivative, as PyTorch records it (create_graph)
+
+
+class SliceScatter(Scatter):
+    node_name = "SliceBackwardBackward0"
+
+
+class IndexPutImpl(Function):
+    """Indexing's derivative: ``zeros.index_put_(indices, grad, accumulate=True)`` as PyTorch computes
+    and records it (create_graph): its inputs the zeros, which need no gradient, and the gradient."""
+
+    node_name = "IndexPutImplBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, zeros: Tensor, grad: Tensor, key: tuple) -> Tensor:
+        ctx.key, ctx._saved_accumulate = key, True
+        ctx._saved_indices = tuple(None if isinstance(k, slice) else Tensor._make(k) for k in key)
+        return Tensor._make(_scatter(grad._data, zeros._data.shape, key, True))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor, None]:
+        return gg if ctx.needs_input_grad[0] else None, getitem(gg, ctx.key), None
+
+
+def _index_backward(grad: Tensor, shape: tuple[int, ...], key: tuple) -> Tensor:
+    """The gradient of ``a[key]`` (index tensors in ``key``) for ``a`` of ``shape``."""
+    if not grad_mode.is_grad_enabled():  # no graph to build: the kernel, on the arrays
+        return Tensor._make(_scatter(grad._data, shape, key, True))
+    return IndexPutImpl.apply(Tensor._make(np.zeros(shape, grad._data.dtype)), grad, key)
 
 
 class Select(Function):
@@ -111,7 +142,7 @@ class Select(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+        return SelectScatter.apply(grad, ctx.shape, ctx.key, False), None, None
 
 
 def select(a: Tensor, dim: int, index: int) -> Tensor:
@@ -137,7 +168,7 @@ class Slice(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        return Scatter.apply(grad, ctx.shape, ctx.key, False), None, None
+        return SliceScatter.apply(grad, ctx.shape, ctx.key, False), None, None
 
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -346,9 +377,7 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        if not grad_mode.is_grad_enabled():  # no graph to build: Scatter's kernel, on the arrays
-            return Tensor._make(_scatter(grad._data, ctx.shape, _saved_key(ctx), True)), None
-        return Scatter.apply(grad, ctx.shape, _saved_key(ctx), True), None
+        return _index_backward(grad, ctx.shape, _saved_key(ctx)), None
 
 
 def _save_key(ctx: Any, key: tuple) -> None:
@@ -932,8 +961,30 @@ class MaskedSelect(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         mask, _ = ctx.saved_tensors
-        key = (np.broadcast_to(mask._data, ctx.shape),)
-        return Scatter.apply(grad, ctx.shape, key, False), None  # the node sums it back to a's shape
+        if not grad_mode.is_grad_enabled():  # no graph to build: the kernel, on the arrays
+            key = (np.broadcast_to(mask._data, ctx.shape),)
+            return Tensor._make(_scatter(grad._data, ctx.shape, key, False)), None  # summed back by the node
+        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
+        return MaskedScatter.apply(zeros, grad, _Data(mask)), None
+
+
+class MaskedScatter(Function):
+    """masked_select's derivative: ``zeros.masked_scatter_(mask, grad)`` as PyTorch computes and
+    records it (create_graph): its inputs the zeros, which need no gradient, and the gradient."""
+
+    node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, zeros: Tensor, grad: Tensor, mask: _Data) -> Tensor:
+        mask = mask.t  # (not a Tensor argument: no edge)
+        ctx._saved_mask, ctx._saved_source_sym_sizes = mask, grad._data.shape
+        key = (np.broadcast_to(mask._data, zeros._data.shape),)
+        return Tensor._make(_scatter(grad._data, zeros._data.shape, key, False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor, None]:
+        mask = ctx._saved_mask
+        return gg.masked_fill(mask, 0) if ctx.needs_input_grad[0] else None, masked_select(gg, mask), None
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
