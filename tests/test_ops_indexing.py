@@ -315,6 +315,10 @@ SETITEM_CASES = {
     "list index, value (1, 2): its leading 1s dropped in the text": _set(
         (3, 4), ([0, -1],), lambda lib: lib.ones(1, 2)),
     "list index, float64 value": _set((3, 4), ([0, -1],), lambda lib: lib.ones(4, dtype=lib.float64)),
+    "list index, value (1, 4) that requires grad: viewed without its leading 1s": _set(
+        (3, 4), ([0, -1],), lambda lib: lib.ones(1, 4, requires_grad=True)),
+    "list index, value (4,) that requires grad: not viewed": _set(
+        (3, 4), ([0, -1],), lambda lib: lib.ones(4, requires_grad=True)),
 }
 
 
@@ -355,3 +359,44 @@ def test_index_out_of_bounds_as_pytorch(shape, key):
         return lib.zeros(shape, requires_grad=True)[k]
 
     assert _outcome(al, make) == _outcome(torch, make)
+
+
+def _index_derivatives(lib):
+    """The nodes ``create_graph=True`` records for the derivatives of indexing and index_put, with what
+    they saved, before and after a backward through them frees it."""
+    x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+    y = x * 1
+    y[[0, 1], [2, 0]] = lib.tensor(3.0)
+    z = y[:, [1, 1]] * y[x > 0].sum()
+    (g,) = lib.autograd.grad((z * z).sum(), x, create_graph=True)
+    seen, nodes, stack = set(), [], [g.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        if n.name() in ("IndexPutImplBackward0", "IndexPutBackward0"):
+            nodes.append(n)
+        stack.extend(m for m, _ in n.next_functions)
+    saved = sorted((n.name(), repr([None if i is None else i.tolist() for i in n._saved_indices]),
+                    n._saved_accumulate) for n in nodes)
+    lib.autograd.grad(g.sum(), x)
+    freed = []
+    for n in nodes:
+        try:
+            n._saved_indices  # noqa: B018 - reading it is the test
+        except RuntimeError as e:
+            freed.append(str(e)[:40])
+    return saved, sorted(freed)
+
+
+@pytest.mark.torch
+def test_index_derivatives_record_and_free_as_pytorch():
+    """IndexPutImplBackward0 (indexing's derivative) and IndexPutBackward0 (index_put's, for the
+    overwritten tensor: its zeros put in) as PyTorch records them, their ``_saved_indices`` (None for a
+    dimension taken whole) freed by a backward through them."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _index_derivatives(al), _index_derivatives(torch)
+    assert ours == theirs
+    assert len(ours[0]) >= 3 and len(ours[1]) == len(ours[0])

@@ -114,13 +114,20 @@ class IndexPutImpl(Function):
 
     @staticmethod
     def forward(ctx: Any, zeros: Tensor, grad: Tensor, key: tuple) -> Tensor:
-        ctx.key, ctx._saved_accumulate = key, True
-        ctx._saved_indices = tuple(None if isinstance(k, slice) else Tensor._make(k) for k in key)
+        _save_key(ctx, key)
+        ctx._saved_accumulate = True
         return Tensor._make(_scatter(grad._data, zeros._data.shape, key, True))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor, None]:
-        return gg if ctx.needs_input_grad[0] else None, getitem(gg, ctx.key), None
+        return gg if ctx.needs_input_grad[0] else None, getitem(gg, _saved_key(ctx)), None
+
+
+def _saved_indices(node: Any) -> tuple[Tensor | None, ...]:
+    """``node._saved_indices`` as PyTorch shows it: an index tensor per indexed dimension, None for a
+    dimension taken whole (an error once backward freed them)."""
+    arrays = iter(node.saved_tensors)
+    return tuple(next(arrays) if k is None else None for k in node.layout)
 
 
 def _index_backward(grad: Tensor, shape: tuple[int, ...], key: tuple) -> Tensor:
@@ -431,6 +438,8 @@ class IndexPut(Function):
 
 def _outside(grad: Tensor, key: tuple) -> Tensor:
     """``grad`` with zeros at ``key``: the gradient of a tensor whose elements at ``key`` were overwritten."""
+    if any(_is_array(k) for k in key) and grad_mode.is_grad_enabled():  # PyTorch's index_put of zeros
+        return IndexPutAdvanced.apply(grad, Tensor._make(np.zeros((), grad._data.dtype)), key, False)
     written = np.zeros(grad._data.shape, dtype=bool)
     written[key] = True
     return masked_fill(grad, written, 0)
@@ -488,7 +497,7 @@ class IndexPutAdvanced(Function):
             np.add.at(out, key, value._data)
         else:
             out = _put(a, value, key)
-        ctx.accumulate = accumulate
+        ctx.accumulate = ctx._saved_accumulate = accumulate
         ctx.value_ndim = value.ndim
         _save_key(ctx, key)
         return Tensor._make(out)
@@ -500,6 +509,10 @@ class IndexPutAdvanced(Function):
         if grad_value.ndim < ctx.value_ndim:  # the value's leading 1s, dropped in forward, come back
             grad_value = grad_value.reshape((1,) * (ctx.value_ndim - grad_value.ndim) + grad_value.shape)
         return grad if ctx.accumulate else _outside(grad, key), grad_value, None, None
+
+
+for _cls in (Index, IndexPutImpl, IndexPutAdvanced):
+    _cls._backward_cls._saved_indices = property(_saved_indices)
 
 
 def index_put(a: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
@@ -577,6 +590,11 @@ def setitem(t: Tensor, key: Any, value: Any) -> Tensor:
             one = isinstance(key, Tensor) and _is_mask(key._data) and value._data.size == 1
             if one and value.ndim:  # a mask and one value: PyTorch writes it as a 0-d view
                 value = value.view(())
+            elif value.ndim and value._data.shape[0] == 1:  # PyTorch's set_item views the value
+                shape = value._data.shape  # without its leading 1s
+                while shape and shape[0] == 1:
+                    shape = shape[1:]
+                value = value.view(shape)
             if not (one or isinstance(key, Tensor) and _is_mask(key._data) and key.ndim == 0):
                 _check_same_dtype(t, value)  # (a 0-d value, or 0-d mask, is converted)
         check_no_partial_overlap(view._data, (value,))
