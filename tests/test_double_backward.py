@@ -33,7 +33,8 @@ UNARY = {
     "reciprocal": lambda m, x: x.reciprocal(), "square": lambda m, x: x.square(), "erf": lambda m, x: x.erf(),
     "erfc": lambda m, x: x.erfc(), "erfinv": lambda m, x: (x * 0.3).erfinv(), "pow 3": lambda m, x: x**3,
     "pow 0.5": lambda m, x: x.abs() ** 0.5, "sign": lambda m, x: x.sign() * x,
-    "clamp": lambda m, x: x.clamp(-1, 1),
+    "clamp": lambda m, x: x.clamp(-1, 1), "clamp_min": lambda m, x: x.clamp_min(0.2),
+    "clamp_max": lambda m, x: x.clamp_max(0.2), "masked_fill": lambda m, x: x.masked_fill(x > 0, 0.5),
     "softplus": lambda m, x: m.nn.functional.softplus(x), "gelu": lambda m, x: m.nn.functional.gelu(x),
     "silu": lambda m, x: m.nn.functional.silu(x), "elu": lambda m, x: m.nn.functional.elu(x),
     "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x),
@@ -69,6 +70,8 @@ BINARY = {
     "smooth_l1_loss": lambda m, x, y: m.nn.functional.smooth_l1_loss(x, y),
     "cross_entropy": lambda m, x, y: m.nn.functional.cross_entropy(x * y, m.tensor([0, 2])),
     "binary_cross_entropy": lambda m, x, y: m.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+    "clamp_min tensor": lambda m, x, y: x.clamp_min(y), "clamp_max tensor": lambda m, x, y: x.clamp_max(y),
+    "masked_fill tensor": lambda m, x, y: x.masked_fill(x > 0, y[0, 1]),
 }
 # the derivatives of indexing: SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0 and
 # MaskedScatterBackward0 in PyTorch, each with its inputs
@@ -83,11 +86,10 @@ CASES = {**{f"unary {k}": v for k, v in UNARY.items()}, **{f"reduction {k}": v f
 
 # Ops whose derivative's graph (create_graph=True) still differs from PyTorch's (the values agree).
 OPEN = {
-    "binary addcdiv", "binary binary_cross_entropy", "binary clamp tensor", "binary cross_entropy",
-    "binary fmod", "binary maximum", "binary minimum", "binary mm", "binary mse_loss", "binary pow",
-    "binary remainder", "binary where", "reduction amax", "reduction amin", "reduction cumprod",
-    "reduction max", "reduction max dim", "reduction median", "reduction min", "reduction min dim",
-    "reduction norm", "reduction norm dim", "reduction t", "reduction trace", "unary clamp",
+    "binary addcdiv", "binary binary_cross_entropy", "binary cross_entropy", "binary fmod", "binary mm",
+    "binary mse_loss", "binary pow", "binary remainder", "reduction amax", "reduction amin",
+    "reduction cumprod", "reduction max", "reduction max dim", "reduction median", "reduction min",
+    "reduction min dim", "reduction norm", "reduction norm dim", "reduction t", "reduction trace",
 }
 
 

@@ -90,3 +90,28 @@ def test_second_backward_without_retain_graph(name):
         except RuntimeError as e:
             outcomes.append(("error", str(e)))
     assert outcomes[0] == outcomes[1]
+
+
+NAN_GRAD_CASES = {
+    "clamp": lambda m, x: x.clamp(-1, 1), "clamp_min": lambda m, x: x.clamp_min(0.0),
+    "clamp_max tensor": lambda m, x: x.clamp_max(m.zeros(3)), "where": lambda m, x: m.where(x > 0, x, -x),
+    "maximum": lambda m, x: m.maximum(x, m.tensor([0.0, 2.0, -5.0])),
+    "masked_fill": lambda m, x: x.masked_fill(x > 0, 1.0),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(NAN_GRAD_CASES))
+def test_an_inf_gradient_gives_0_where_the_input_had_no_part(name):
+    """PyTorch's derivatives of clamp, where, maximum and masked_fill select (``where(mask, grad, 0)``,
+    ``masked_fill``): an inf gradient becomes 0 where the input had no part in the result, not
+    ``inf * 0 = nan``."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def grads(m):
+        x = m.tensor([-3.0, 0.5, 4.0], requires_grad=True)
+        (NAN_GRAD_CASES[name](m, x) * m.tensor([float("inf"), 1.0, float("-inf")])).sum().backward()
+        return x.grad.tolist()
+
+    assert grads(al) == grads(torch)

@@ -10,12 +10,12 @@ import numpy as np
 
 from .. import dtypes
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .promotion import (
     _UNDEFINED,
     _binary,
     _check_broadcast,
-    _const,
     _invalid_combination,
     _need_tensors,
     as_operand,
@@ -23,6 +23,29 @@ from .promotion import (
     cast,
     result_dtype,
 )
+from .scalar import DivNumber
+
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _kept_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.where(mask, values, 0)`` bit for bit (nan, inf and -0.0 kept where True, +0.0 elsewhere).
+
+    For floats, without branches: each element's bits AND-ed with all ones (True) or all zeros
+    (False). np.where's per-element branch is ~3x slower on a random mask like relu's (issue 17)."""
+    ints = _SAME_SIZE_INT.get(values.itemsize) if values.dtype.kind == "f" else None
+    if ints is None or mask.shape != values.shape:
+        return np.where(mask, values, 0).astype(values.dtype, copy=False)
+    bits = values.view(ints)
+    return np.bitwise_and(bits, np.negative(mask, dtype=ints)).view(values.dtype)
+
+
+def _grad_where(keep: np.ndarray, grad: Tensor) -> Tensor:
+    """``where(keep, grad, 0)``: PyTorch's derivative of clamp and where (0 where not kept, even for an
+    inf or nan gradient); under create_graph recorded as its ``WhereBackward0`` (grad, None)."""
+    if not is_grad_enabled():
+        return Tensor._make(_kept_where(np.broadcast_to(keep, grad._data.shape), grad._data))
+    return Where.apply(keep, grad, Tensor._make(np.zeros((), grad._data.dtype)))
 
 
 # ---------------------------------------------------------------------------- clamp
@@ -44,7 +67,7 @@ class Clamp(Function):
             keep &= a._data >= ctx.lo
         if ctx.hi is not None:
             keep &= a._data <= ctx.hi
-        return grad * _const(keep.astype(grad._data.dtype)), None, None
+        return _grad_where(keep, grad), None, None
 
 
 class ClampTensor(Function):
@@ -74,10 +97,9 @@ class ClampTensor(Function):
         if lo is not None and hi is not None:  # where min > max the result is max (PyTorch's rule)
             to_lo = to_lo & (lo._data < hi._data)
             to_hi = to_hi | (hi._data < lo._data)
-        dt = grad._data.dtype
-        grad_a = grad * _const((above_lo & below_hi).astype(dt))
-        grad_lo = grad * _const(to_lo.astype(dt)) if lo is not None else None
-        grad_hi = grad * _const(to_hi.astype(dt)) if hi is not None else None
+        grad_a = _grad_where(above_lo & below_hi, grad)
+        grad_lo = _grad_where(to_lo, grad) if lo is not None else None
+        grad_hi = _grad_where(to_hi, grad) if hi is not None else None
         return grad_a, grad_lo, grad_hi
 
 
@@ -110,7 +132,7 @@ class ClampMinScalar(Function):
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (a,) = ctx.saved_tensors
-        return grad * _const(cls.keep(a._data, ctx.bound).astype(grad._data.dtype)), None
+        return _grad_where(cls.keep(a._data, ctx.bound), grad), None
 
 
 class ClampMaxScalar(ClampMinScalar):
@@ -137,8 +159,7 @@ class ClampMinTensor(Function):
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, bound = ctx.saved_tensors
         keep = np.broadcast_to(cls.keep(a._data, bound._data), grad._data.shape)
-        dt = grad._data.dtype
-        return grad * _const(keep.astype(dt)), grad * _const((~keep).astype(dt))
+        return _grad_where(keep, grad), _grad_where(~keep, grad)
 
 
 class ClampMaxTensor(ClampMinTensor):
@@ -186,11 +207,15 @@ def check_clamp_inplace(a: Tensor, bound: Any) -> None:
 
 # ----------------------------------------------------------------------- maximum, minimum, where, masked fill
 def _split_ties(grad: Tensor, a_wins: np.ndarray, tie: np.ndarray) -> tuple[Tensor, Tensor]:
-    """Gradient to the winner; half to each side of a tie (as PyTorch does)."""
-    dt = grad._data.dtype
-    share_a = a_wins.astype(dt) + 0.5 * tie.astype(dt)
-    share_b = (~a_wins & ~tie).astype(dt) + 0.5 * tie.astype(dt)
-    return grad * _const(share_a), grad * _const(share_b)
+    """Gradient to the winner; half to each side of a tie: PyTorch's
+    ``where(tie, grad / 2, grad).masked_fill_(loses, 0)`` for each side (recorded under create_graph)."""
+    b_wins = ~a_wins & ~tie
+    if not is_grad_enabled():  # no graph to build: the same, on the arrays
+        g = grad._data
+        shared = np.where(tie, g / np.asarray(2, g.dtype), g)
+        return (Tensor._make(_kept_where(~b_wins, shared)), Tensor._make(_kept_where(~a_wins, shared)))
+    shared = Where.apply(tie, DivNumber.apply(grad, 2), grad)
+    return masked_fill(shared, b_wins, 0), masked_fill(shared, a_wins, 0)
 
 
 class Maximum(Function):
@@ -249,8 +274,10 @@ class Where(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, Tensor]:
         c = ctx.saved_tensors[0]._data
-        dt = grad._data.dtype
-        return None, grad * _const(c.astype(dt)), grad * _const((~c).astype(dt))
+        if not is_grad_enabled():  # no graph to build: the same, on the arrays
+            return None, _grad_where(c, grad), _grad_where(~c, grad)
+        zero = Tensor._make(np.zeros((), grad._data.dtype))  # PyTorch's where(c, grad, 0), where(c, 0, grad)
+        return None, Where.apply(c, grad, zero), Where.apply(c, zero, grad)
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
@@ -277,8 +304,10 @@ class MaskedFill(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        mask = ctx.saved_tensors[0]._data
-        return grad * _const((~mask).astype(grad._data.dtype)), None, None
+        (mask,) = ctx.saved_tensors
+        if not is_grad_enabled():  # no graph to build: the same, on the arrays
+            return _grad_where(~mask._data, grad), None, None
+        return masked_fill(grad, mask, 0), None, None  # PyTorch's grad.masked_fill(mask, 0)
 
 
 class MaskedFillTensor(Function):
@@ -294,10 +323,12 @@ class MaskedFillTensor(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, Tensor]:
-        mask = ctx.saved_tensors[0]._data
-        keep = _const((~mask).astype(grad._data.dtype))
-        filled = _const(np.broadcast_to(mask, grad._data.shape).astype(grad._data.dtype))
-        return grad * keep, None, (grad * filled).sum()
+        (mask,) = ctx.saved_tensors
+        if not is_grad_enabled():  # no graph to build: the same, on the arrays
+            g, m = grad._data, np.broadcast_to(mask._data, grad._data.shape)
+            return Tensor._make(_kept_where(~m, g)), None, Tensor._make(np.add.reduce(g[m], axis=None))
+        # PyTorch's grad.masked_fill(mask, 0) and masked_select(grad, mask).sum()
+        return masked_fill(grad, mask, 0), None, grad.masked_select(mask).sum()
 
 
 def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
