@@ -244,6 +244,7 @@ from .ops.sorting import (
     unique,
 )
 from .ops.view import (
+    as_strided,
     broadcast_to,
     diagonal,
     flatten,

@@ -365,7 +365,8 @@ def _capture(captures: dict[tuple[Node, int], list[int]], captured: list[Tensor 
     """Keep the gradients arriving at the inputs asked for (``inputs=``, ``autograd.grad``)."""
     for nr, g in enumerate(grads):
         for k in captures.get((node, nr), ()):
-            captured[k] = g if create_graph or g is None else g.detach()
+            # (a gradient with no history is handed back as it is: a view stays a view, as in PyTorch)
+            captured[k] = g if create_graph or g is None or not g.requires_grad else g.detach()
 
 
 def _call_function(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:

@@ -556,8 +556,7 @@ def run(prog: Program, lib, saved_names: dict | None = None) -> list[dict]:
                     obs[n] = ("observing raises", type(e).__name__, _message(e))
                     continue
                 data = obs[n]["values"]
-                if step.tag not in ("grad", "grad2") and any(
-                        np.shares_memory(data, np.asarray(g.detach().numpy())) for g in grads):
+                if step.tag not in ("grad", "grad2") and _of_grad(t, data, grads):
                     obs[n]["_version"] = ENGINE_VERSION
             if step.tag in ("backward", "grad", "grad2", "hook"):
                 for n, v in ns.items():
@@ -566,6 +565,13 @@ def run(prog: Program, lib, saved_names: dict | None = None) -> list[dict]:
                         obs[f"{n}.grad"] = None if g is None else _plain(g)
         trace.append(obs)
     return trace
+
+
+def _of_grad(t, data: np.ndarray, grads: list) -> bool:
+    """Whether ``t`` is, or shares memory with, a gradient autograd.grad returned (an empty tensor,
+    which shares no memory: when it is one of them or a view of one)."""
+    base = getattr(t, "_base", None)
+    return any(t is g or base is g or np.shares_memory(data, np.asarray(g.detach().numpy())) for g in grads)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -287,6 +287,7 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {dtypes.scalar_type_name(cond.dtype)}")
     a, b = binary_operands(a, b)
+    _check_broadcast(Tensor._make(cond), a, b)  # PyTorch's text (condition, then a, then b)
     return Where.apply(cond, a, b)
 
 

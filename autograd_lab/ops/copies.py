@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
-from .inplace import inplace
+from .inplace import _dense, inplace
 from .promotion import as_operand
 
 
@@ -85,6 +85,8 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, order: str = "K") -> Tensor:
+        if order == "K" and not _dense(a._data):  # PyTorch's preserve_format: an expanded or strided
+            order = "C"  # tensor's clone is contiguous
         return Tensor._make(np.array(a._data, copy=True, order=order))
 
     @staticmethod

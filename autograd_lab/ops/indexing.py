@@ -21,7 +21,7 @@ from ..function import Function
 from ..tensor import Tensor
 from .comparison import masked_fill
 from .copies import copy_from, fill_with
-from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace
+from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace, recorded_copy_slices
 from .promotion import as_operand, broadcast_shape
 from .view import Alias, Unsqueeze, View, _view, expand
 
@@ -372,8 +372,8 @@ class Index(Function):
     def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
         ctx.shape = a._data.shape
         _save_key(ctx, key)
-        try:
-            return Tensor._make(np.asarray(a._data[key]))
+        try:  # (C-contiguous, as PyTorch's result: NumPy's can be transposed, e.g. for a[:, index])
+            return Tensor._make(np.ascontiguousarray(a._data[key]))
         except IndexError as e:
             clipped = _clip_key(a._data.shape, key)
             if clipped is None:
@@ -429,10 +429,22 @@ class IndexPut(Function):
     def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple) -> Tensor:
         out = _put(a, value, key)
         ctx.key = key
+        ctx.fill = value.ndim == 0 and out[key].ndim > 0  # PyTorch's copy_to: fill_, else copy_
         return Tensor._make(out)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        if grad_mode.is_grad_enabled():  # create_graph: PyTorch's CopySlices steps, recorded
+            def fn(part: Tensor) -> tuple[Tensor, Tensor]:  # fill_'s or copy_'s derivative
+                return Tensor._make(np.zeros_like(part._data)), part.sum() if ctx.fill else part
+            key = ctx.key if any(k is Ellipsis for k in ctx.key) else (*ctx.key, Ellipsis)  # (0-d: a view)
+            data = grad._data
+            full = np.empty(data.shape, data.dtype)
+            sliced = full[key]  # the part's place in a C-contiguous tensor
+            offset = sliced.__array_interface__["data"][0] - full.__array_interface__["data"][0]
+            size = data.itemsize
+            part = (sliced.shape, tuple(st // size for st in sliced.strides), offset // size)
+            return (*recorded_copy_slices(grad, data.shape, part, fn), None)
         return _outside(grad, ctx.key), getitem(grad, ctx.key), None
 
 

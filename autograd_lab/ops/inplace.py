@@ -25,42 +25,28 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..function import Function, Node, SavedTensor, _op_name, gradient_edge
+from ..function import Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
+from .view import AsStrided, AsStridedScatter, _strided, as_strided, view_index
 
 
 # --------------------------------------------------------------------------- views of a base changed in place
-class AsStrided(Function):
-    """The elements of ``a`` at the flat positions ``index``: how a view reads its base."""
-
-    node_name = "AsStridedBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, index: np.ndarray) -> Tensor:
-        ctx.shape, ctx.index = a._data.shape, index
-        return Tensor._make(a._data.reshape(-1)[index])
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return AsStridedScatter.apply(grad, ctx.index, ctx.shape), None
-
-
-class AsStridedScatter(Function):
-    """``src`` added into zeros of ``shape`` at the flat positions ``index`` (repeats add up)."""
-
-    node_name = "AsStridedScatterBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, src: Tensor, index: np.ndarray, shape: tuple[int, ...]) -> Tensor:
-        ctx.index = index
-        out = np.zeros(int(np.prod(shape)), dtype=src._data.dtype)
-        np.add.at(out, index.reshape(-1), src._data.reshape(-1))
-        return Tensor._make(out.reshape(shape))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        return AsStrided.apply(grad, ctx.index), None, None
+def recorded_copy_slices(grad: Tensor, shape: tuple[int, ...], part: tuple[tuple, tuple, int],
+                         fn: Callable[[Tensor], tuple]) -> tuple[Tensor | None, ...]:
+    """``CopySlices``' backward under create_graph, in PyTorch's recorded steps: the gradient copied
+    into a new tensor of the base's shape (``CopyBackwards``), the view's part of it (``part``: its
+    size, stride and offset, in elements) cloned and sent through the op's derivative ``fn``, and fn's
+    gradient for the view's old value copied back into that part, in place (a ``CopySlices`` of its
+    own). Returns the base's gradient, then fn's others. (copy_ and clone as Tensor methods: their
+    module imports this one.)"""
+    result = Tensor._make(np.empty(shape, grad._data.dtype)).copy_(grad)
+    grad_slice = as_strided(result, *part)
+    res = fn(grad_slice.clone())
+    if res[0] is None:  # (PyTorch: no gradient for the base then)
+        return (None, *res[1:])
+    grad_slice.copy_(res[0])
+    return (result, *res[1:])
 
 
 class CopySlices(Node):
@@ -90,6 +76,9 @@ class CopySlices(Node):
         grad = grad_outputs[0]
         if grad is None:
             return (None,) * len(self._next_functions)
+        part = _strided(self._index) if grad_mode.is_grad_enabled() else None
+        if part is not None:  # create_graph: PyTorch's steps, recorded
+            return recorded_copy_slices(grad, self._shape, part, lambda piece: self.fn.apply(piece))
         from_fn = self.fn.apply(AsStrided.apply(grad, self._index))
         grad_base = masked_fill(grad, self._inside, 0)
         if from_fn[0] is not None:
@@ -101,33 +90,6 @@ class CopySlices(Node):
 
     def _release(self) -> None:
         self.fn._release()
-
-
-def _addresses(a: np.ndarray) -> np.ndarray:
-    """The memory address of every element of ``a``."""
-    addr = np.full((1,) * a.ndim, a.__array_interface__["data"][0], dtype=np.int64)
-    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
-        shape = [1] * a.ndim
-        shape[axis] = n
-        addr = addr + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
-    return np.broadcast_to(addr, a.shape)
-
-
-def view_index(view: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """For each element of ``view``, its flat (row-major) position in ``base``, whose memory it shares."""
-    if view.size == 0:
-        return np.zeros(view.shape, dtype=np.int64)
-    flat = _addresses(base).reshape(-1)
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
-    wanted = _addresses(view)
-    pos = np.minimum(np.searchsorted(ordered, wanted), ordered.size - 1)
-    if not np.array_equal(ordered[pos], wanted):
-        raise RuntimeError(
-            "a view no longer shares memory with its base (was the base's .data replaced?): "
-            "autograd_lab cannot record the view's history. Make the view again from the base."
-        )
-    return order[pos]
 
 
 def refresh_view(view: Tensor) -> None:
@@ -170,8 +132,9 @@ INFERENCE_INPLACE_MESSAGE = (
 )
 
 
-def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict) -> Tensor:
-    """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
+def _check_view_inplace(t: Tensor, base: Tensor) -> None:
+    """The errors of an in-place op on a view: of a function with several views, made in no_grad
+    mode, of a leaf that requires grad."""
     meta = t._view_meta
     if meta.multi is not None:
         op = meta.multi[0] or _op_name(t.grad_fn)
@@ -187,6 +150,11 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
+
+
+def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict) -> Tensor:
+    """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
+    _check_view_inplace(t, base)
     index = view_index(t._data, base._data)
     # The view's old value, read from the base's old history: the op's first input. Its gradient
     # reaches the base through CopySlices, not through this edge; but an op that saves its input
@@ -196,6 +164,7 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
                               index)
     result = op(old, *args, **kwargs)
     fn = result.grad_fn
+    _save_original_as_clone(fn, old, t)
     first = fn.next_functions[0][0] if fn is not None and fn.next_functions else None
     if fn is None or fn._num_outputs != 1 or first is not old._grad_fn:
         raise RuntimeError(f"autograd_lab: {op} is not one node whose first input is the changed tensor")
@@ -206,6 +175,20 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
     base._grad_fn, base.output_nr = node, 0
     _keep_saved_result(fn, result, t)
     return t
+
+
+def _save_original_as_clone(fn: Node | None, old: Tensor, t: Tensor) -> None:
+    """An op that saved the old value ``old`` of the tensor ``t`` it changes (``mul_`` for ``other``'s
+    gradient) keeps it as PyTorch does, as a clone of ``t`` made before the change: its history goes
+    through ``CloneBackward0`` to ``t``'s (a view's own, not its base's)."""
+    saved = getattr(fn, "_saved", None) or ()
+    for i, s in enumerate(saved):
+        if isinstance(s, SavedTensor) and s.tensor is old:
+            history = t.grad_fn
+            if history is not None:
+                clone = Tensor._make(old._data, grad_fn=history, output_nr=t.output_nr).clone()
+                fn._saved = (*saved[:i], SavedTensor(clone), *saved[i + 1:])
+            return
 
 
 def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
@@ -255,9 +238,23 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
 
     The tensors among ``args`` are the op's other inputs: when one requires grad, the change is
     recorded (tensors passed in ``kwargs`` are taken as constants). An input that overlaps ``t``'s
-    memory in part is an error, as in PyTorch."""
+    memory in part is an error, as in PyTorch (checked after autograd's own checks, as there)."""
+    if grad_mode.is_grad_enabled():
+        _check_inplace(t, args)
     check_no_partial_overlap(t._data, args)
     return apply_inplace(t, op, args, kwargs)
+
+
+def _check_inplace(t: Tensor, args: tuple) -> None:
+    """Autograd's errors for an in-place op in grad mode (PyTorch's ``check_inplace``), raised before
+    the kernel's: a view that may not change in place, a leaf that requires grad."""
+    args_need = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+    base = t._base
+    if base is not None:
+        if args_need or t.requires_grad or base.requires_grad:
+            _check_view_inplace(t, base)
+    elif t._requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
@@ -301,6 +298,7 @@ def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dic
         # the old value of t, standing for it in the graph: same grad_fn edge, its own memory
         old = Tensor._make(np.array(t._data, copy=True), grad_fn=t.grad_fn, output_nr=t.output_nr)
         result = op(old, *args, **kwargs)
+        _save_original_as_clone(result.grad_fn, old, t)
     else:
         with grad_mode.no_grad():
             result = op(t, *args, **kwargs)

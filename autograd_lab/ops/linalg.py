@@ -90,8 +90,8 @@ class Mv(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, v = ctx.saved_tensors
-        return (grad.unsqueeze(1) * v.unsqueeze(0) if v is not None else None,
+        a, v = ctx.saved_tensors  # PyTorch's grad.ger(vec) (a reshape and a product) and self.t().mv(grad)
+        return (outer(grad, v) if v is not None else None,
                 a.t().matmul(grad) if a is not None else None)
 
 

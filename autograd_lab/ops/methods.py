@@ -315,7 +315,7 @@ METHODS: dict[str, Any] = {
     "unflatten": view.unflatten,
     "squeeze": view.squeeze,
     "unsqueeze": view.unsqueeze,
-    "expand": with_shape(view.expand),
+    "expand": with_shape(view.expand), "as_strided": view.as_strided,
     "expand_as": view.expand_as,
     "broadcast_to": view.broadcast_to,
     "transpose": view.transpose,

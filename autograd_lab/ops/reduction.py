@@ -20,8 +20,8 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function, _expandable_to
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import maximum, minimum
-from .indexing import narrow
+from .comparison import MaskedFillTensor, maximum, minimum
+from .indexing import ScatterSrc, _Data, narrow
 from .promotion import (
     _check_broadcast,
     _const,
@@ -194,6 +194,8 @@ def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
             f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
             f"{{[{', '.join(map(str, a._data.shape))}]}}."
         )
+    if not shape:  # PyTorch's sum_to: a 0-d target is the sum (SumBackward0)
+        return a.sum()
     lead = a.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and a._data.shape[lead + i] != 1
@@ -425,9 +427,16 @@ class _ExtremeAll(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
+        # PyTorch's evenly_distribute_backward: zeros.masked_fill_(mask, grad / mask.sum()), the mask
+        # the elements equal to the result (the nan ones when it is nan)
         a, out = ctx.saved_tensors
-        mask = a._data == out._data
-        return grad * Tensor._make((mask / mask.sum()).astype(grad._data.dtype))
+        mask = np.isnan(a._data) if np.isnan(out._data) else a._data == out._data
+        count = np.add.reduce(mask, axis=None, dtype=np.int64)
+        if not is_grad_enabled():  # no graph to build: the same, on the arrays
+            g = grad._data
+            return Tensor._make(np.where(mask, g / g.dtype.type(count), g.dtype.type(0)))
+        share = grad / Tensor._make(np.asarray(count))
+        return MaskedFillTensor.apply(Tensor._make(np.zeros(a._data.shape, grad._data.dtype)), mask, share)
 
 
 class MaxAll(_ExtremeAll):
@@ -467,11 +476,17 @@ class _ExtremeDim(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
         (indices,) = ctx.saved_tensors
-        idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
-        mask = np.zeros(ctx.shape, dtype=bool)
-        np.put_along_axis(mask, idx, True, axis=ctx.dim)
-        g = _expand_back(grad, ctx.shape, (ctx.dim,), ctx.keepdim)
-        return g * Tensor._make(mask.astype(grad._data.dtype)), None, None
+        if not is_grad_enabled():  # no graph to build: the gradient put at the indices, on the arrays
+            idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
+            g = grad._data if ctx.keepdim else np.expand_dims(grad._data, ctx.dim)
+            out = np.zeros(ctx.shape, grad._data.dtype)
+            np.put_along_axis(out, idx, g, axis=ctx.dim)
+            return Tensor._make(out.reshape(ctx.shape)), None, None
+        # PyTorch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad)
+        if not ctx.keepdim:
+            grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
+        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
+        return ScatterSrc.apply(zeros, ctx.dim, _Data(indices), grad), None, None
 
 
 class MaxDim(_ExtremeDim):
@@ -535,12 +550,16 @@ class _Amax(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        # PyTorch's scale_grad_by_count: (grad / mask.sum(dims)) * mask, ties sharing the gradient
         a, out = ctx.saved_tensors
         kept = out._data if ctx.keepdim else np.expand_dims(out._data, ctx.dims)
         mask = a._data == kept
-        share = mask / mask.sum(axis=ctx.dims, keepdims=True)
-        g = _expand_back(grad, a._data.shape, ctx.dims, ctx.keepdim)
-        return g * Tensor._make(share.astype(grad._data.dtype)), None, None
+        count = np.add.reduce(mask, axis=ctx.dims, keepdims=True, dtype=np.int64)
+        if not is_grad_enabled():  # no graph to build: the same, on the arrays
+            g = grad._data.reshape(kept.shape)
+            return Tensor._make((g / count.astype(g.dtype)) * mask), None, None
+        g = grad if ctx.keepdim else grad.reshape(kept.shape)
+        return (g / Tensor._make(count)) * Tensor._make(mask), None, None
 
 
 class Amax(_Amax):

@@ -48,7 +48,8 @@ class Cat(Function):
         ctx.sizes = [None if _skipped(t) else t._data.shape[dim] for t in tensors]
         dtype = result_dtype(*tensors)
         arrays = [t._data for t in kept] or [np.zeros(0)]
-        return Tensor._make(np.concatenate(arrays, axis=dim).astype(dtype, copy=False))
+        # C order, as PyTorch's result (NumPy's follows its inputs' layout: expanded ones, any)
+        return Tensor._make(np.ascontiguousarray(np.concatenate(arrays, axis=dim), dtype=dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
@@ -91,7 +92,7 @@ class Stack(Function):
                 )
         ctx.dim, ctx.n = dim, len(tensors)
         dtype = result_dtype(*tensors)
-        return Tensor._make(np.stack([t._data for t in tensors], axis=dim).astype(dtype, copy=False))
+        return Tensor._make(np.ascontiguousarray(np.stack([t._data for t in tensors], axis=dim), dtype=dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:

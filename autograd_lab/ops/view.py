@@ -17,8 +17,8 @@ from .. import dtypes
 from ..dtypes import size_arg
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor, ViewMeta
-from .copies import clone
 
 
 def _view(a: Tensor, arr: np.ndarray) -> Tensor:
@@ -105,7 +105,7 @@ def reshape(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     try:
         np.reshape(a._data, shape, copy=False)
     except ValueError:
-        return UnsafeView.apply(clone(a), shape)
+        return UnsafeView.apply(a.clone(), shape)  # (a method: ops/copies.py imports this module)
     # as PyTorch 2.13: a view of a contiguous tensor is `view`, of another one `_reshape_alias`
     return View.apply(a, shape) if a._data.flags.c_contiguous else ReshapeAlias.apply(a, shape)
 
@@ -219,6 +219,124 @@ def broadcast_to(a: Tensor, size: Any) -> Tensor:
     return expand(a, tuple(int(s) for s in size))
 
 
+# ---------------------------------------------------------------------------- as_strided: a view by positions
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of every element of ``a``."""
+    addr = np.full((1,) * a.ndim, a.__array_interface__["data"][0], dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[axis] = n
+        addr = addr + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return np.broadcast_to(addr, a.shape)
+
+
+def view_index(view: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """For each element of ``view``, its flat (row-major) position in ``base``, whose memory it shares."""
+    if view.size == 0:
+        return np.zeros(view.shape, dtype=np.int64)
+    flat = _addresses(base).reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    wanted = _addresses(view)
+    pos = np.minimum(np.searchsorted(ordered, wanted), ordered.size - 1)
+    if not np.array_equal(ordered[pos], wanted):
+        raise RuntimeError(
+            "a view no longer shares memory with its base (was the base's .data replaced?): "
+            "autograd_lab cannot record the view's history. Make the view again from the base."
+        )
+    return order[pos]
+
+
+def _strided(index: np.ndarray) -> tuple[tuple, tuple, int] | None:
+    """The size, stride and offset (in elements) of a strided view of a C-contiguous array that takes
+    the flat row-major positions ``index`` (None when no such view does)."""
+    if index.size == 0:
+        return None
+    offset = int(index.flat[0])
+    steps = tuple(int(np.take(index, 1, axis=k).flat[0]) - offset if n > 1 else 0
+                  for k, n in enumerate(index.shape))
+    if any(st < 0 for st in steps) or not np.array_equal(_positions(index.shape, steps, offset), index):
+        return None
+    return index.shape, steps, offset
+
+
+def _positions(size: tuple[int, ...], steps: tuple[int, ...], offset: int) -> np.ndarray:
+    """The flat positions ``offset + sum(i_k * steps[k])`` for every index ``i`` of ``size``."""
+    positions = np.full(size, offset, dtype=np.int64)
+    for k, (n, step) in enumerate(zip(size, steps)):
+        positions = positions + (np.arange(n) * step).reshape((1,) * k + (n,) + (1,) * (len(size) - k - 1))
+    return positions
+
+
+class AsStrided(Function):
+    """The elements of ``a`` at the flat row-major positions ``index``: how a view reads its base (the
+    history of a view whose base changed in place), and PyTorch's ``as_strided``, then a view of ``a``
+    (``as_view``: ``a`` C-contiguous, the positions those of a strided view)."""
+
+    node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, index: np.ndarray, as_view: bool = False) -> Tensor:
+        ctx.shape, ctx.index = a._data.shape, index
+        flat = a._data.reshape(-1)
+        if not as_view:
+            return Tensor._make(flat[index])
+        size, steps, offset = _strided(index) or (index.shape, (0,) * index.ndim, 0)  # (or empty)
+        strides = [st * flat.itemsize for st in steps]
+        return _view(a, np.lib.stride_tricks.as_strided(flat[offset:], size, strides))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        part = _strided(ctx.index) if is_grad_enabled() else None
+        if part is None:
+            return AsStridedScatter.apply(grad, ctx.index, ctx.shape), None, None
+        # create_graph: PyTorch's as_strided_backward, recorded: grad copied into its place in zeros
+        # (CopySlices), the whole seen as the input (AsStridedBackward0)
+        storage = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
+        as_strided(storage, *part).copy_(grad)
+        whole = np.arange(storage._data.size).reshape(ctx.shape)
+        return AsStrided.apply(storage, whole, True), None, None
+
+
+class AsStridedScatter(Function):
+    """``src`` added into zeros of ``shape`` at the flat positions ``index`` (repeats add up)."""
+
+    node_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, src: Tensor, index: np.ndarray, shape: tuple[int, ...]) -> Tensor:
+        ctx.index = index
+        out = np.zeros(int(np.prod(shape)), dtype=src._data.dtype)
+        np.add.at(out, index.reshape(-1), src._data.reshape(-1))
+        return Tensor._make(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return AsStrided.apply(grad, ctx.index), None, None
+
+
+def as_strided(a: Tensor, size: Any, stride: Any, storage_offset: int = 0) -> Tensor:
+    """A view of ``a``'s elements at ``storage_offset + sum(i_k * stride[k])`` for each index ``i``
+    of ``size`` (``torch.as_strided``). Here ``a`` must be C-contiguous, its own memory the storage,
+    and the view must stay inside it."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if not a._data.flags.c_contiguous:
+        raise RuntimeError("autograd_lab: as_strided needs a contiguous tensor (call .contiguous() first)")
+    if any(s < 0 for s in stride) or storage_offset < 0:
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"[{', '.join(map(str, stride))}]")
+    last = storage_offset + sum((n - 1) * st for n, st in zip(size, stride)) if 0 not in size else 0
+    if last >= max(a._data.size, 1) and 0 not in size:
+        raise RuntimeError(
+            f"setStorage: sizes [{', '.join(map(str, size))}], strides [{', '.join(map(str, stride))}], "
+            f"storage offset {storage_offset}, and itemsize {a._data.itemsize} requiring a storage size of "
+            f"{(last + 1) * a._data.itemsize} are out of bounds for storage of size "
+            f"{a._data.size * a._data.itemsize}")
+    return AsStrided.apply(a, _positions(size, stride, storage_offset), True)
+
+
 # ---------------------------------------------------------------------------- transpose, permute
 class Transpose(Function):
     node_name = "TransposeBackward0"
@@ -240,6 +358,10 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
 
 class T(Transpose):
     node_name = "TBackward0"
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return t(grad), None, None  # PyTorch's grad.t(): TBackward0 under create_graph
 
 
 def t(a: Tensor) -> Tensor:
@@ -349,12 +471,16 @@ class Squeeze(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
-        ctx.shape = a._data.shape
+        ctx.shape, ctx.dims = a._data.shape, dims
         return _view(a, np.squeeze(a._data, axis=dims))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return grad.reshape(ctx.shape), None
+        if not is_grad_enabled():  # no graph to build: the same shape, on the array
+            return Tensor._make(grad._data.reshape(ctx.shape)), None
+        for d in sorted(ctx.dims):  # PyTorch's unsqueeze_to: one UnsqueezeBackward0 per squeezed dim
+            grad = grad.unsqueeze(d)
+        return grad, None
 
 
 class SqueezeAll(Squeeze):
@@ -375,7 +501,7 @@ class SqueezeInplace(Squeeze):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
-        ctx.shape = a._data.shape
+        ctx.shape, ctx.dims = a._data.shape, dims
         return Tensor._make(np.squeeze(a._data, axis=dims))
 
 

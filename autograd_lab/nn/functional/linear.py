@@ -24,6 +24,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
             f"{weight.ndim}D"
         )
+    if weight.ndim > 2:  # PyTorch's weight.t() comes first
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
     if input.dtype is not weight.dtype:
         if bias is not None:
             raise RuntimeError(

@@ -85,18 +85,59 @@ class MseLoss(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor, reduction: str) -> Tensor:
         ctx.save_for_backward(a, b)  # of one shape: mse_loss expanded them
         ctx.reduction = reduction
+        _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
         sq = np.square(cast(a._data - b._data, a, b))
-        ctx.count = sq.size
         return Tensor._make(_reduce(sq, reduction))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
         a, b = ctx.saved_tensors
-        # (no elements: the gradient is empty, nothing to scale)
-        scale = 2.0 / ctx.count if ctx.reduction == "mean" and ctx.count else 2.0
-        g = grad * (a - b) * scale
         need_a, need_b = ctx.needs_input_grad[:2]
-        return (g if need_a else None), (-g if need_b else None), None
+        # the target's gradient is the same derivative with the two swapped, as PyTorch's formula
+        return (MseLossBackward.apply(grad, a, b, ctx.reduction) if need_a else None), (
+            MseLossBackward.apply(grad, b, a, ctx.reduction) if need_b else None), None
+
+
+class MseLossBackward(Function):
+    """mse_loss's derivative by ``self``, ``(self - target) * norm * grad`` (norm: 2, over the count
+    for a mean), as one node: recorded as PyTorch's with ``create_graph=True``."""
+
+    node_name = "MseLossBackwardBackward0"
+    saved_names = ("grad_output", "self", "target")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, a: Tensor, b: Tensor, reduction: str) -> Tensor:
+        ctx.save_for_backward(grad, a, b)
+        ctx.reduction = reduction
+        _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
+        # PyTorch's sub_out(zeros_like(self), self, target).mul_(norm).mul_(grad): in self's dtype
+        dt = a._data.dtype
+        diff = np.asarray(a._data - b._data).astype(dt, copy=False)
+        scaled = diff * dt.type(_mse_norm(reduction, diff.size))
+        return Tensor._make(np.asarray(scaled * grad._data).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None]:
+        grad, a, b = ctx.saved_tensors
+        need_grad, need_a, need_b = ctx.needs_input_grad[:3]
+        g_grad = g_a = g_b = None
+        if need_grad:  # PyTorch's mse_loss_double_backward_grad_output
+            if ctx.reduction == "none":
+                g_grad = MseLossBackward.apply(gg, a, b, "none")
+            else:
+                ones = Tensor._make(np.ones_like(grad._data))
+                g_grad = (MseLossBackward.apply(ones, a, b, ctx.reduction) * gg).sum()
+        if need_a or need_b:  # mse_loss_double_backward: 2 * gg * grad (over the count for a mean)
+            curve = 2 * (gg * grad)
+            if ctx.reduction == "mean":
+                curve = curve / a.numel()
+            g_a, g_b = (curve if need_a else None), (-curve if need_b else None)
+        return g_grad, g_a, g_b, None
+
+
+def _mse_norm(reduction: str, count: int) -> float:
+    """2, or 2 over the count for a mean (no elements: the gradient is empty, nothing to scale)."""
+    return 2.0 / count if reduction == "mean" and count else 2.0
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -165,13 +206,15 @@ class NllLoss(Function):
         losses[kept] = -w * rows[kept, t]
         # PyTorch's kernel sums the weights unless reduction="none" with a batch (1-D input: w[t] still)
         total = np.asarray(w.sum() if reduction != "none" or lp.ndim == 1 else 0, lp.dtype)
+        # PyTorch's kernel accumulates from 0 (a sum, and the one loss of a 1-D input): -0.0 comes out 0.0
+        zero = lp.dtype.type(0)
         if reduction == "none":
-            out = losses.reshape(target.shape)
+            out = losses.reshape(target.shape) + zero if lp.ndim == 1 else losses.reshape(target.shape)
         elif reduction == "sum":
-            out = losses.sum()
+            out = losses.sum() + zero
         else:
             with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0 / 0 = nan, as PyTorch
-                out = losses.sum() / total
+                out = (losses.sum() + zero) / total
         ctx.save_for_backward(logp, target, weight, Tensor._make(total))
         ctx.class_dim, ctx.reduction, ctx.ignore_index = class_dim, reduction, ignore_index
         _keep(ctx, ignore_index=ignore_index % 2**64, reduction=_REDUCTION_ENUM[reduction])
@@ -180,16 +223,50 @@ class NllLoss(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
         logp, target, weight, total = ctx.saved_tensors
-        lp = logp._data
-        moved = np.moveaxis(lp, ctx.class_dim, -1).shape
-        kept, t, w = NllLoss._rows(lp, target._data, weight, ctx.ignore_index)
-        coef = np.zeros((int(np.prod(moved[:-1])), moved[-1]), lp.dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            coef[kept, t] = -w / total._data if ctx.reduction == "mean" else -w
-        coef = np.moveaxis(coef.reshape(moved), -1, ctx.class_dim)
-        if ctx.reduction == "none" and coef.ndim >= 2:
-            grad = grad.unsqueeze(ctx.class_dim)
-        return grad * Tensor._make(coef), None, None, None
+        derivative = NllLoss2dBackward if ctx._forward_cls is NllLoss2d else NllLossBackward
+        boxed = (target, weight, total)
+        return derivative.apply(grad, logp, boxed, ctx.reduction, ctx.ignore_index), None, None, None
+
+
+class NllLossBackward(Function):
+    """nll_loss's derivative, as one node (recorded as PyTorch's with ``create_graph=True``): at each
+    kept sample's target class ``-w[t] * grad`` (over the total weight for a mean), 0 elsewhere, even
+    where ``grad`` is nan or inf. Its own derivative: nll_loss of ``gg`` for ``grad``, 0 for ``self``."""
+
+    node_name = "NllLossBackwardBackward0"
+    saved_names = ("target", "weight")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, logp: Tensor, boxed: tuple, reduction: str,
+                ignore_index: int) -> Tensor:
+        target, weight, total = boxed
+        ctx.boxed, ctx.reduction, ctx.ignore_index = (target, weight), reduction, ignore_index
+        ctx.save_for_backward(target, weight)
+        _keep(ctx, ignore_index=ignore_index % 2**64, reduction=_REDUCTION_ENUM[reduction])
+        lp, g = logp._data, grad._data
+        class_dim = 1 if lp.ndim >= 2 else 0
+        moved = np.moveaxis(lp, class_dim, -1).shape
+        kept, t, w = NllLoss._rows(lp, target._data, weight, ignore_index)
+        out = np.zeros((int(np.prod(moved[:-1])), moved[-1]), lp.dtype)
+        if reduction == "none" and lp.ndim >= 2:  # PyTorch's kernel: -w * grad[i]
+            out[kept, t] = -w * g.reshape(-1)[kept]
+        else:  # w * -(grad over the total weight for a mean, else grad)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scaled = -(g / total._data if reduction == "mean" else g)
+            out[kept, t] = w * scaled.astype(lp.dtype, copy=False)
+        return Tensor._make(np.moveaxis(out.reshape(moved), -1, class_dim))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None]:
+        need_grad, need_logp = ctx.needs_input_grad[:2]
+        target, weight = ctx.boxed
+        g_grad = _nll(gg, target, weight, ctx.reduction, ctx.ignore_index) if need_grad else None
+        return g_grad, Tensor._make(np.zeros_like(gg._data)) if need_logp else None, None, None, None
+
+
+class NllLoss2dBackward(NllLossBackward):
+    node_name = "NllLoss2DBackwardBackward0"
+    saved_names = ("target", "weight")
 
 
 class NllLoss2d(NllLoss):

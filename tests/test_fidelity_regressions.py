@@ -1,0 +1,137 @@
+"""Programs the random-program test (issue 16) found differing from PyTorch, each shrunk to a few lines
+and fixed: what ``create_graph=True`` records (node names, depth first), the second derivative, the
+values, and the errors, each compared with PyTorch's."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from helpers import graph_names, torch
+
+import autograd_lab as al
+
+
+def _setitem_number(m, x):  # CopySlices of FillBackward: its derivative as PyTorch's CopySlices steps
+    v = x.flatten().clone()
+    v[0] = -0.18
+    return v
+
+
+def _setitem_tensor(m, x):
+    v = x.clone()
+    v[1, 0:2] = x[0, 1] * 3
+    return v
+
+
+def _inplace_on_view(m, x):  # CopySlices of an op on a view
+    v = x * 1.0
+    v.view(-1)[1:3].mul_(x[0, 0])
+    return v
+
+
+def _inplace_mul(m, x):  # mul_ keeps the old value as a clone (CloneBackward0)
+    v = x * 1.0
+    v.mul_(x)
+    return v
+
+
+CASES = {
+    "setitem number": _setitem_number, "setitem tensor": _setitem_tensor,
+    "in-place op on a view": _inplace_on_view, "in-place mul": _inplace_mul,
+    "mse_loss sum": lambda m, x: m.nn.functional.mse_loss(x, x.detach() * 0.5, reduction="sum"),
+    "mse_loss target": lambda m, x: m.nn.functional.mse_loss(x.detach() * 0.5, x),
+    "nll_loss all ignored": lambda m, x: m.nn.functional.cross_entropy(x[0], m.tensor(2), ignore_index=2),
+    "nll_loss none": lambda m, x: m.nn.functional.cross_entropy(x, m.tensor([0, 2]), reduction="none"),
+    "max()": lambda m, x: m.cat([x, x]).max(), "max(dim)": lambda m, x: x.max(1)[0],
+    "amax": lambda m, x: x.amax(0), "squeeze": lambda m, x: x[None].squeeze(0),
+    "mv": lambda m, x: x @ m.ones(3, dtype=x.dtype), "t of a vector": lambda m, x: x[0].t(),
+    "sum_to a 0-d clamp bound": lambda m, x: m.clamp(x, x[0, 0], x[0, 0] + 1),
+    "as_strided": lambda m, x: (x * 1).as_strided((2, 2), (3, 1), 1),
+}
+
+
+def _outcome(lib, name):
+    x = lib.tensor([[0.3, -1.2, 2.0], [0.5, 0.1, -0.7]], dtype=lib.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = CASES[name](lib, x)
+        (g,) = lib.autograd.grad((z * z).sum(), x, create_graph=True)
+        (second,) = lib.autograd.grad(g.sum(), x, allow_unused=True)
+    return z.detach().numpy(), graph_names(g), None if second is None else second.numpy()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_create_graph_records_pytorchs_graph(name):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    value, graph, second = _outcome(al, name)
+    their_value, their_graph, their_second = _outcome(torch, name)
+    np.testing.assert_allclose(value, their_value, rtol=1e-12, atol=1e-12)
+    assert graph == their_graph
+    assert (second is None) == (their_second is None)
+    if second is not None:
+        np.testing.assert_allclose(second, their_second, rtol=1e-12, atol=1e-12)
+
+
+def _error(make):
+    try:
+        make()
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def _zeros_grad(m):
+    x = m.ones(4, 2, requires_grad=True)
+    return m.autograd.grad(x.sum(), x)[0]
+
+
+ERROR_CASES = {
+    # a leaf is refused before the overlap is looked at; autograd.grad hands back the expanded gradient
+    # as the view (made in no_grad mode) it is
+    "leaf in place, overlapping": lambda m: (lambda x: x.add_(x.flatten()))(
+        m.tensor(1.0, requires_grad=True)),
+    "no_grad view from autograd.grad": lambda m: _zeros_grad(m).mul_(m.ones(4, 2, requires_grad=True)),
+    "where: shapes": lambda m: m.where(m.ones(3, 3) > 0, m.ones(3, 3), m.ones(3, 3, 2)),
+    "linear: 3-D weight": lambda m: m.nn.functional.linear(m.zeros(3, 3, 0), m.zeros(3, 0, 1)),
+    "view of an index result": lambda m: m.tensor([[2.0, -2.0], [-1.0, -1.0]])[:, m.tensor([1, 0])].view(-1),
+    "view of a clone of an expand": lambda m: m.zeros(3, 1, 3).expand(2, 3, 1, 3).clone().view(-1),
+    "as_strided out of bounds": lambda m: m.arange(6.0).as_strided((3,), (1,), 5),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(ERROR_CASES))
+def test_errors_and_layouts_as_pytorch(name):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _error(lambda: ERROR_CASES[name](al)) == _error(lambda: ERROR_CASES[name](torch))
+
+
+@pytest.mark.torch
+def test_cat_result_is_contiguous_so_matmul_folds_as_pytorch():
+    """A cat of expanded tensors is C-contiguous (NumPy's follows the inputs' layout): matmul folds it
+    into one mm, as PyTorch does."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def graph(m):
+        x = m.tensor([[-1.0, -2.0], [0.0, 0.0], [1.0, 0.0]], dtype=m.float64, requires_grad=True)
+        v = m.cat([x.expand(2, 3, 2), x.detach().expand(2, 3, 2)], -1).relu()
+        return graph_names(m.matmul(v, m.ones(4, 2, dtype=m.float64)))
+
+    assert graph(al) == graph(torch)
+
+
+@pytest.mark.torch
+def test_nll_loss_of_a_zero_is_positive_zero_as_pytorch():
+    """PyTorch's kernel accumulates from 0: the loss of a 1-D input, and a sum, are +0.0, not -0.0."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for m in (al, torch):
+        one = m.nn.functional.nll_loss(m.tensor([0.0]), m.tensor(0), reduction="none")
+        total = m.nn.functional.nll_loss(m.tensor([[0.0], [0.0]]), m.tensor([0, 0]), reduction="sum")
+        assert np.signbit(one.numpy()) == np.False_ and np.signbit(total.numpy()) == np.False_
