@@ -209,12 +209,16 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     tie = itertools.count()
     ready = [(-n._sequence_nr, next(tie), n) for n in buffers if n not in deps]
     heapq.heapify(ready)
+    anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
     with grad_mode.set_grad_enabled(create_graph), np.errstate(over="ignore", divide="ignore",
                                                                invalid="ignore"):
         while ready:
             node = heapq.heappop(ready)[2]
             grads_in = buffers.pop(node)
-            grads_out = _call_function(node, grads_in) if node._hooked else _apply(node, grads_in)
+            if node._hooked or anomaly:
+                grads_out = _call_function(node, grads_in)
+            else:
+                grads_out = node.apply(*grads_in)
             if not retain_graph:
                 node._release()
             edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient

@@ -362,15 +362,14 @@ class BackwardNode(Node, FunctionCtx):
                     f"(expected {n}, got {len(result)})"
                 )
         grads: list[Tensor | None] = []
-        for k, pos in enumerate(self._tensor_positions):
+        for pos, (shape, dtype) in zip(self._tensor_positions, self._input_meta):
             g = result[pos]
             if g is not None:
-                shape, dtype = self._input_meta[k]
                 # the common case, a Tensor of the input's shape and dtype, needs no validation
                 # (NumPy's built-in dtypes are singletons: `is` first, == only when they differ)
                 d = g._data if type(g) is Tensor else None
                 if d is None or d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
-                    g = _validate_grad(self, k, g, shape, dtype)
+                    g = _validate_grad(self, len(grads), g, shape, dtype)
             grads.append(g)
         return tuple(grads)
 
@@ -587,7 +586,11 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     node._num_inputs = len(args)
     node._tensor_positions, node._input_meta, node.needs_input_grad = _layout(tuple(signature))
 
-    out = _run_forward(cls, node, args, kwargs)
+    _GRAD.enabled = False  # the forward with grad mode off (_run_forward, inlined: every recorded op)
+    try:
+        out = cls.forward(node, *args, **kwargs)
+    finally:
+        _GRAD.enabled = True
     if type(out) is Tensor and not node._non_differentiable:  # one output, the common case
         for a in args:
             if out is a:  # an input returned as it is: its result is a new tensor

@@ -171,12 +171,21 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
         if not grad_mode.is_grad_enabled():  # no graph to build: forward's kernel and cast, on arrays
+            a, b = ctx.saved_arrays
             g = grad._data
-            return (None if b is None else Tensor._make(cast(np.multiply(g, b._data), grad, b)),
-                    None if a is None else Tensor._make(cast(np.multiply(g, a._data), grad, a)))
+            return (None if b is None else Tensor._make(_product(g, b)),
+                    None if a is None else Tensor._make(_product(g, a)))
+        a, b = ctx.saved_tensors
         return (grad * b if b is not None else None), (grad * a if a is not None else None)
+
+
+def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``g * x`` with the dtype PyTorch gives the product of two tensors (a saved number is a 0-d one)."""
+    out = np.multiply(g, x)
+    if out.dtype is g.dtype and x.dtype is g.dtype:  # one dtype, the common case: nothing to promote
+        return out
+    return cast(out, Tensor._make(g), Tensor._make(x))
 
 
 def mul(a: Any, other: Any) -> Tensor:

@@ -412,12 +412,31 @@ def getitem(a: Tensor, key: Any) -> Tensor:
     if a.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key == 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    if type(key) is tuple and _integer_tensors(a, key):  # x[rows, cols]: the index tensors alone
+        return Index.apply(a, tuple(k._data for k in key))
     out, index = _apply_basic(a, _normalize_key(key))
     if index:
         return Index.apply(out, index)
     if out is a:  # a[...] or a[:, :]: still a new tensor, a view of a
         return Alias.apply(a)
     return out
+
+
+def _integer_tensors(a: Tensor, key: tuple) -> bool:
+    """Whether ``key`` is integer index tensors of one shape for the first dimensions of a non-empty
+    ``a`` (``logp[rows, targets]``): nothing of :func:`_apply_basic`'s to do, nothing to check but the
+    bounds, which indexing checks (issue 17)."""
+    if not key or len(key) > a._data.ndim or 0 in a._data.shape:
+        return False
+    shape = None
+    for k in key:
+        if type(k) is not Tensor or k._data.dtype.kind not in "iu" or not k._data.ndim:
+            return False
+        if shape is None:
+            shape = k._data.shape
+        elif k._data.shape != shape:
+            return False
+    return True
 
 
 class IndexPut(Function):

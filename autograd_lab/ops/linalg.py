@@ -117,6 +117,7 @@ class Mm(Function):
         if k != k2:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
         ctx.save_for_backward(a, b)
+        ctx.column_major = (_column_major(a), _column_major(b))
         return Tensor._make(cast(a._data @ b._data, a, b))
 
     @staticmethod
@@ -128,7 +129,24 @@ class Mm(Function):
             # no create_graph, nothing to record: the same two products on the arrays (issue 17)
             return (None if b is None else Tensor._make(g @ b._data.T),
                     None if a is None else Tensor._make(a._data.T @ g))
-        return (grad.mm(b.t()) if b is not None else None), (a.t().mm(grad) if a is not None else None)
+        # PyTorch's mm_mat1_backward/mm_mat2_backward: a column-major input (a transposed matrix) gets
+        # its gradient as the transpose of a product, in its own layout
+        col_a, col_b = ctx.column_major
+        grad_a = grad_b = None
+        if b is not None:
+            grad_a = b.mm(grad.t()).t() if col_a else grad.mm(b.t())
+        if a is not None:
+            grad_b = grad.t().mm(a).t() if col_b else a.t().mm(grad)
+        return grad_a, grad_b
+
+
+def _column_major(t: Tensor) -> bool:
+    """Whether a matrix is laid out by columns (a transpose), as PyTorch tests it on its strides: 1
+    along the rows, the number of rows along the columns. (A C-contiguous one: only a 1x1 or 1x0.)"""
+    d = t._data
+    if d.flags.c_contiguous:
+        return d.shape[0] == 1 and d.shape[1] <= 1
+    return d.strides[0] == d.itemsize and d.strides[1] == d.itemsize * d.shape[0]
 
 
 def mm(a: Tensor, other: Tensor) -> Tensor:

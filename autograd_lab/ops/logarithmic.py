@@ -25,10 +25,16 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
         return np.empty_like(x, order="C")
     # the ufuncs' reduce: what np.max and np.sum call, without their Python wrappers (issue 17)
     m = np.maximum.reduce(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    with _quiet():  # inf - inf and log(0) give nan and -inf, values (PyTorch does not warn)
+    finite = np.isfinite(m)
+    if finite.all():  # the common case: nothing to replace, no inf or nan to warn about
         shifted = x - m
-        return np.ascontiguousarray(shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True)))
+        out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+    else:
+        m = np.where(finite, m, 0)
+        with _quiet():  # inf - inf and log(0) give nan and -inf, values (PyTorch does not warn)
+            shifted = x - m
+            out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 def _float_input(a: Tensor, name: str) -> None:
@@ -97,8 +103,9 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
         ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
-        out = _stable_log_softmax(a._data, _wrap_dim(dim, a.ndim))
-        out = Tensor._make(out.astype(a._data.dtype, copy=False))
+        data = a._data
+        out = _stable_log_softmax(data, _wrap_dim(dim, data.ndim))
+        out = Tensor._make(out if out.dtype is data.dtype else out.astype(data.dtype))
         ctx.save_for_backward(out)
         return out
 
