@@ -113,6 +113,7 @@ from .ops.indexing import (
     gather,
     index_add,
     index_copy,
+    index_fill,
     index_put,
     index_select,
     masked_select,

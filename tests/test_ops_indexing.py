@@ -400,3 +400,29 @@ def test_index_derivatives_record_and_free_as_pytorch():
     ours, theirs = _index_derivatives(al), _index_derivatives(torch)
     assert ours == theirs
     assert len(ours[0]) >= 3 and len(ours[1]) == len(ours[0])
+
+
+def _index_fill(lib):
+    """index_fill with a number and with a 0-d tensor: values, nodes, what create_graph records for
+    their derivatives, and PyTorch's errors."""
+    x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    i = lib.tensor([0, 2])
+    out = []
+    for v in (1.5, lib.tensor(2.0, dtype=lib.float64, requires_grad=True)):
+        y = x.index_fill(1, i, v)
+        ins = [x] + ([v] if isinstance(v, lib.Tensor) else [])
+        gs = lib.autograd.grad((y * y).sum(), ins, create_graph=True)
+        out.append((y.tolist(), y.grad_fn.name(), [g.tolist() for g in gs],
+                    [[n and n.name() for n, _ in g.grad_fn.next_functions] for g in gs]))
+    for bad in (lambda: x.index_fill(1, lib.tensor([0.0]), 1.0),
+                lambda: x.index_fill(1, lib.tensor([5]), 1.0), lambda: x.index_fill(1, i, lib.ones(2)),
+                lambda: x.index_fill(1, lib.tensor([[0]]), 1.0)):
+        out.append(_outcome(lib, lambda _lib, bad=bad: bad()))
+    return out
+
+
+@pytest.mark.torch
+def test_index_fill_as_pytorch():
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _index_fill(al) == _index_fill(torch)

@@ -861,6 +861,57 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return IndexSelect.apply(input, d, _Data(index))
 
 
+class IndexFill(Function):
+    """``a`` with a number written along ``dim`` at ``index``; its gradient is 0 there."""
+
+    node_name = "IndexFillBackward0"
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int, index: _Data, value: Any) -> Tensor:
+        ctx.dim, ctx._saved_dim = dim, dim
+        ctx.save_for_backward(index.t)
+        out = np.array(a._data, copy=True)
+        if out.ndim:
+            out[(slice(None),) * dim + (index.t._data.reshape(-1),)] = (
+                value._data if isinstance(value, Tensor) else value)
+        elif index.t._data.size:
+            out[...] = value._data if isinstance(value, Tensor) else value
+        return Tensor._make(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, Tensor | None]:
+        (index,) = ctx.saved_tensors  # PyTorch's grad.index_fill(dim, index, 0), index_select(...).sum()
+        grad_a = IndexFill.apply(grad, ctx.dim, _Data(index), 0) if ctx.needs_input_grad[0] else None
+        grad_value = None
+        if ctx.needs_input_grad[3]:
+            grad_value = index_select(grad, ctx.dim, index).sum() if grad.ndim else grad.sum()
+        return grad_a, None, None, grad_value
+
+
+class IndexFillTensor(IndexFill):
+    node_name = "IndexFillBackward1"  # the value a 0-d tensor, with a gradient of its own
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` (a number or a 0-d tensor) along ``dim`` at ``index``
+    (``torch.index_fill``)."""
+    d = _wrap_dim(dim, input.ndim)
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    size = input._data.shape[d] if input.ndim else 1
+    _check_bounds(idx.reshape(-1), size, d, error=IndexError)
+    if isinstance(value, Tensor):
+        return IndexFillTensor.apply(input, d, _Data(index), value)
+    return IndexFill.apply(input, d, _Data(index), value)
+
+
 def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
     idx = index._data
     if idx.ndim > 1:

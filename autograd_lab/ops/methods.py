@@ -342,6 +342,7 @@ METHODS: dict[str, Any] = {
     "scatter": indexing.scatter, "scatter_": indexing.scatter_,
     "scatter_add": indexing.scatter_add, "scatter_add_": inplace_of(indexing.scatter_add, check_first=True),
     "index_select": indexing.index_select,
+    "index_fill": indexing.index_fill, "index_fill_": inplace_of(indexing.index_fill, check_first=True),
     "index_add": indexing.index_add, "index_add_": inplace_of(indexing.index_add, check_first=True),
     "index_copy": indexing.index_copy, "index_copy_": inplace_of(indexing.index_copy, check_first=True),
     "masked_select": indexing.masked_select,

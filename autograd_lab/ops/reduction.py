@@ -20,7 +20,7 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function, _expandable_to
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import MaskedFillTensor, maximum, minimum
+from .comparison import maximum, minimum
 from .indexing import ScatterSrc, _Data, narrow
 from .promotion import (
     _check_broadcast,
@@ -33,6 +33,7 @@ from .promotion import (
 from .scalar import DivNumber, MulNumber
 from .scan import _flip
 from .shape import cat
+from .sorting import evenly_distribute
 
 MaxResult = namedtuple("max", ["values", "indices"])
 
@@ -427,16 +428,8 @@ class _ExtremeAll(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        # PyTorch's evenly_distribute_backward: zeros.masked_fill_(mask, grad / mask.sum()), the mask
-        # the elements equal to the result (the nan ones when it is nan)
         a, out = ctx.saved_tensors
-        mask = np.isnan(a._data) if np.isnan(out._data) else a._data == out._data
-        count = np.add.reduce(mask, axis=None, dtype=np.int64)
-        if not is_grad_enabled():  # no graph to build: the same, on the arrays
-            g = grad._data
-            return Tensor._make(np.where(mask, g / g.dtype.type(count), g.dtype.type(0)))
-        share = grad / Tensor._make(np.asarray(count))
-        return MaskedFillTensor.apply(Tensor._make(np.zeros(a._data.shape, grad._data.dtype)), mask, share)
+        return evenly_distribute(grad, a, out._data)
 
 
 class MaxAll(_ExtremeAll):

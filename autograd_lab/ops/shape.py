@@ -11,8 +11,9 @@ import numpy as np
 
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .indexing import Select, narrow
+from .indexing import Select, index_fill, narrow
 from .promotion import result_dtype
 from .view import DiagonalCopy, _dims_list, _view, diagonal, expand, reshape, unsqueeze, view
 
@@ -430,7 +431,14 @@ class Trace(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        return grad * Tensor._make(np.eye(*ctx.shape, dtype=grad._data.dtype))
+        n, m = ctx.shape  # PyTorch's trace_backward: grad filled into zeros at the diagonal's places
+        positions = np.arange(0, n * m, m + 1)
+        if not is_grad_enabled():  # no graph to build: the same, on the array
+            out = np.zeros(n * m, grad._data.dtype)
+            out[positions] = grad._data
+            return Tensor._make(out.reshape(n, m))
+        zeros = Tensor._make(np.zeros(n * m, grad._data.dtype))
+        return index_fill(zeros, 0, Tensor._make(positions.astype(np.int64)), grad).view(n, m)
 
 
 def trace(a: Tensor) -> Tensor:

@@ -13,9 +13,11 @@ import numpy as np
 
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from .comparison import MaskedFillTensor
 from .indexing import ScatterSrc, _Data
-from .promotion import _const, _not_implemented
+from .promotion import _not_implemented
 
 SortResult = namedtuple("sort", ["values", "indices"])
 
@@ -114,11 +116,17 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     return TopkResult(*Topk.apply(a, int(k), d, bool(largest)))
 
 
-def _evenly(grad: Tensor, a: Tensor, value: np.ndarray) -> Tensor:
-    """PyTorch's evenly_distribute_backward: the gradient shared among the elements equal to the
-    result (the NaNs when the result is NaN)."""
+def evenly_distribute(grad: Tensor, a: Tensor, value: np.ndarray) -> Tensor:
+    """PyTorch's evenly_distribute_backward, for max(), min() and median() of everything: the
+    gradient shared among the elements equal to the result (the NaNs when it is NaN), recorded as
+    PyTorch's ``zeros.masked_fill_(mask, grad / mask.sum())`` under create_graph."""
     mask = np.isnan(a._data) if np.isnan(value).any() else a._data == value
-    return grad * _const((mask / mask.sum()).astype(grad._data.dtype))
+    count = np.add.reduce(mask, axis=None, dtype=np.int64)
+    if not is_grad_enabled():  # no graph to build: the same, on the arrays
+        g = grad._data
+        return Tensor._make(np.where(mask, g / g.dtype.type(count), g.dtype.type(0)))
+    share = grad / Tensor._make(np.asarray(count))
+    return MaskedFillTensor.apply(Tensor._make(np.zeros(a._data.shape, grad._data.dtype)), mask, share)
 
 
 class MedianAll(Function):
@@ -141,7 +149,7 @@ class MedianAll(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         a, out = ctx.saved_tensors
-        return _evenly(grad, a, out._data)
+        return evenly_distribute(grad, a, out._data)
 
 
 class MedianDim(Function):
