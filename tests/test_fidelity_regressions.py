@@ -135,3 +135,59 @@ def test_nll_loss_of_a_zero_is_positive_zero_as_pytorch():
         one = m.nn.functional.nll_loss(m.tensor([0.0]), m.tensor(0), reduction="none")
         total = m.nn.functional.nll_loss(m.tensor([[0.0], [0.0]]), m.tensor([0, 0]), reduction="sum")
         assert np.signbit(one.numpy()) == np.False_ and np.signbit(total.numpy()) == np.False_
+
+
+def _second_backward_through_copy_slices(m):
+    x = m.tensor([0.4, 1.2], dtype=m.float64, requires_grad=True)
+    v = x.clone()
+    v.view(-1).zero_()
+    v.sum().backward()
+    w = m.zeros_like(x)
+    w[x > 0] = v
+    return m.autograd.grad(w.sum(), x, allow_unused=True)
+
+
+def _second_backward_through_setitem(m):
+    x = m.tensor([0.4, 1.2], dtype=m.float64, requires_grad=True)
+    v = x.clone()  # (nothing saved on the way but CopySlices' own)
+    v[0] = 5.0
+    v.sum().backward()
+    return v.sum().backward()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("make", [_second_backward_through_copy_slices, _second_backward_through_setitem])
+def test_copy_slices_is_released_by_backward(make):
+    """PyTorch's CopySlices lets go of its op's node after backward: a second backward through it
+    raises, whatever the op saved."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _error(lambda: make(al)) == _error(lambda: make(torch))
+    assert _error(lambda: make(al)) is not None
+
+
+@pytest.mark.torch
+def test_mixed_dtypes_compute_in_the_common_dtype():
+    """A float32 tensor and a 0-d float64 one: PyTorch adds in float32 (0.61 - 0.61 is 0 there, and
+    -1.34 / 0 is -inf); NumPy alone would add in float64 and round the tiny difference to float32."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        s = m.tensor(0.61, dtype=m.float64) + m.tensor([[0.53], [-0.61]])
+        return s.dtype == m.float32, (m.tensor(-1.34) / s).tolist(), (s * 3).tolist()
+
+    assert run(al) == run(torch)
+
+
+@pytest.mark.torch
+def test_cross_entropy_of_no_samples_with_probabilities_records_pytorchs_graph():
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        x = m.zeros((0, 3), requires_grad=True)
+        loss = m.nn.functional.cross_entropy(x, x.detach().softmax(-1))
+        return graph_names(loss), np.isnan(loss.item())
+
+    assert run(al) == run(torch)

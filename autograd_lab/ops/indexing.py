@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..dtypes import wrap_dim as _wrap_dim
-from ..function import Function
+from ..function import FREED_MESSAGE, Function
 from ..tensor import Tensor
 from .comparison import masked_fill
 from .copies import copy_from, fill_with
@@ -453,6 +453,8 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        if ctx._freed:  # as PyTorch's CopySlices: released by the backward that ran it
+            raise RuntimeError(FREED_MESSAGE)
         if grad_mode.is_grad_enabled():  # create_graph: PyTorch's CopySlices steps, recorded
             def fn(part: Tensor) -> tuple[Tensor, Tensor]:  # fill_'s or copy_'s derivative
                 return Tensor._make(np.zeros_like(part._data)), part.sum() if ctx.fill else part

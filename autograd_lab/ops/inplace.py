@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..function import Node, SavedTensor, _op_name, gradient_edge
+from ..function import FREED_MESSAGE, Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
 from .view import AsStrided, AsStridedScatter, _strided, as_strided, view_index
@@ -73,6 +73,8 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"  # PyTorch's C++ name, as AccumulateGrad's
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        if self.__dict__.get("_released"):
+            raise RuntimeError(FREED_MESSAGE)
         grad = grad_outputs[0]
         if grad is None:
             return (None,) * len(self._next_functions)
@@ -88,8 +90,9 @@ class CopySlices(Node):
     def saved_items(self) -> list[tuple[str, Tensor | None]]:
         return self.fn.saved_items()
 
-    def _release(self) -> None:
+    def _release(self) -> None:  # PyTorch lets go of fn: a second backward through here fails
         self.fn._release()
+        self._released = True
 
 
 def refresh_view(view: Tensor) -> None:

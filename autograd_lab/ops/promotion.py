@@ -141,8 +141,14 @@ def _quiet() -> np.errstate:
 
 
 def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
+    """``fn`` of the two arrays, computed as PyTorch does in their common dtype (NumPy would compute a
+    float32 tensor and a 0-d float64 one in float64, then round once more)."""
+    x, y = a._data, b._data
+    if x.dtype is not y.dtype and x.dtype != y.dtype:
+        common = result_dtype(a, b)
+        x, y = x.astype(common, copy=False), y.astype(common, copy=False)
     try:
-        return fn(a._data, b._data)
+        return fn(x, y)
     except ValueError:
         broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
         raise

@@ -407,8 +407,8 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
         return -terms.sum(class_dim)
     if reduction == "sum":
         return -terms.sum()
-    if input.numel() == 0:
-        return -terms.sum() * float("nan")
+    if input.numel() == 0:  # PyTorch's -(terms.sum().fill_(nan)): FillBackward2, then NegBackward0
+        return -(terms.sum().fill_(float("nan")))
     return DivNumber.apply(-terms.sum(), input.numel() / classes)
 
 
