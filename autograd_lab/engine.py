@@ -195,13 +195,16 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     without hooks is applied directly. Same schedule, same results."""
     deps: dict[Node, int] = {}
     stack = list(dict.fromkeys(node for node, _, _ in roots))
-    seen = set(stack)
+    starts = set(stack)
     while stack:
         for nxt in stack.pop()._edges[::2]:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
+            if nxt is None:
+                continue
+            if nxt in deps:  # seen before: one more edge into it
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in starts:  # (a root is walked from already)
                     stack.append(nxt)
     buffers: dict[Node, list[Tensor | None]] = {}
     for node, nr, g in roots:

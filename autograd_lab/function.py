@@ -576,10 +576,14 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     edges, signature = [], []
     for a in args:
         if isinstance(a, Tensor):
-            edge = gradient_edge(a)
-            edges += edge
+            fn = a._grad_fn if a._view_meta is None else None
+            if fn is not None:  # gradient_edge's common case, inline: a result of a recorded op
+                edges += (fn, a.output_nr)
+            else:
+                fn, nr = gradient_edge(a)
+                edges += (fn, nr)
             data = a._data
-            signature.append((data.shape, data.dtype, edge[0] is not None))
+            signature.append((data.shape, data.dtype, fn is not None))
         else:
             signature.append(None)
     node._edges = tuple(edges)

@@ -160,3 +160,31 @@ def test_a_python_number_is_saved_with_pytorchs_dtype_for_numbers(op, number, dt
         outcomes.append((str(other.dtype).split(".")[-1], tuple(other.shape), other.item(),
                          str(x.grad.dtype).split(".")[-1], x.grad.tolist()))
     assert outcomes[0] == outcomes[1]
+
+
+def _div_rounding(m):
+    """div with rounding_mode: values (floats and integers), node and edges, a zero derivative, errors."""
+    x = m.tensor([5.0, -5.0, 3.0, -7.5], requires_grad=True)
+    y = m.tensor([2.0, 2.0, 0.0, 2.0], requires_grad=True)
+    out = []
+    for mode in ("floor", "trunc"):
+        z = m.div(x, y, rounding_mode=mode)
+        out.append((z.tolist(), z.grad_fn.name(), len(z.grad_fn.next_functions)))
+        z.sum().backward()
+        out.append((x.grad.tolist(), y.grad.tolist()))
+        out.append(m.div(m.tensor([7, -7]), m.tensor([2, 2]), rounding_mode=mode).tolist())
+    out.append(x.div(2.0, rounding_mode="floor").tolist())
+    for bad in (lambda: m.div(x, y, rounding_mode="x"),
+                lambda: m.div(m.tensor([1]), m.tensor([0]), rounding_mode="trunc")):
+        try:
+            bad()
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+@pytest.mark.torch
+def test_div_with_rounding_mode_as_pytorch():
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _div_rounding(al) == _div_rounding(torch)

@@ -214,9 +214,40 @@ class Div(Function):
         return grad / b, grad_b
 
 
-def div(a: Any, other: Any) -> Tensor:
-    """``a / other``, a floating point result (``torch.div``)."""
-    return Div.apply(*binary_operands(a, other))
+class DivMode(Function):
+    """``a / b`` rounded down (``rounding_mode="floor"``) or toward zero (``"trunc"``), in the operands'
+    dtype: a step function, its derivative zero."""
+
+    node_name = "DivBackward2"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor, mode: str) -> Tensor:
+        ctx.save_for_backward(a, b)
+        ctx._saved_rounding_mode = mode
+        dt = result_dtype(a, b)
+        rounded = _floor_divide_values if mode == "floor" else _trunc_divide_values
+        return Tensor._make(np.asarray(rounded(a._data.astype(dt), b._data.astype(dt))))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        dtypes_ = [m[1] for m in ctx._input_meta]
+        return (Tensor._make(np.zeros(grad._data.shape, dtypes_[0])),
+                Tensor._make(np.zeros(grad._data.shape, dtypes_[1])), None)
+
+
+def div(a: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """``a / other``, a floating point result; with ``rounding_mode`` ``"floor"`` or ``"trunc"`` the
+    quotient rounded, in the operands' dtype (``torch.div``)."""
+    if rounding_mode is None:
+        return Div.apply(*binary_operands(a, other))
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    _no_bool(f"div_{rounding_mode}_cpu", a, other)
+    x, y = binary_operands(a, other)
+    _check_broadcast(x, y)
+    return DivMode.apply(x, y, rounding_mode)
 
 
 def rtruediv(a: Tensor, other: Any) -> Tensor:
@@ -378,6 +409,17 @@ def _remainder_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
+def _trunc_divide_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The quotient rounded toward zero (integers: exact, without going through floats)."""
+    if x.dtype.kind in "iu":
+        if np.any(y == 0):
+            raise RuntimeError("ZeroDivisionError")
+        q = np.floor_divide(x, y)
+        return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
+    with _quiet():
+        return np.trunc(x / y)
+
+
 def _floor_divide_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         if np.any(y == 0):
@@ -393,6 +435,7 @@ class _ModTensor(Function):
     saved_names = ("self", "other")
     values = staticmethod(_fmod_values)
     quotient = staticmethod(np.trunc)
+    rounding = "trunc"
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, b: Tensor) -> Tensor:
@@ -406,6 +449,8 @@ class _ModTensor(Function):
         a, b = ctx.saved_tensors
         if a is None:
             return grad, None
+        if grad_mode.is_grad_enabled():  # PyTorch's -grad * self.div(other, rounding_mode=...)
+            return grad, -grad * div(a, b, rounding_mode=cls.rounding)
         with _quiet():
             q = cls.quotient(a._data / b._data).astype(grad._data.dtype)
         return grad, -grad * _const(q)
@@ -428,6 +473,7 @@ class RemainderTensor(_ModTensor):
     node_name = "RemainderBackward1"
     values = staticmethod(_remainder_values)
     quotient = staticmethod(np.floor)
+    rounding = "floor"
 
 
 class RemainderScalar(_ModScalar):
