@@ -177,6 +177,7 @@ from .ops.pointwise import (
     log2,
     log10,
     logaddexp,
+    logit,
     nan_to_num,
     relu,
     relu_,

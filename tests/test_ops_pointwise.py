@@ -212,3 +212,22 @@ def test_hypot_derivative_is_grouped_as_pytorchs():
 
     values = [[[0.5, -2.0, 3.0], [7.0, -0.3, 1.5]], [[1.0, 2.0, -4.0], [0.5, 0.2, 1.0]]]
     assert_same_double_backward(f, values)
+
+
+def _logit(m):
+    x = m.tensor([0.2, 0.5, 1.2, -0.1, 0.0], requires_grad=True)
+    out = []
+    for eps in (None, 0.1):
+        y = m.logit(x, eps)
+        (g,) = m.autograd.grad(y.sum(), x)
+        out.append((y.tolist(), y.grad_fn.name(), g.tolist()))
+    out.append(m.logit(m.tensor([1, 0])).tolist())
+    return out
+
+
+@pytest.mark.torch
+def test_logit_as_pytorch():
+    """logit: nan outside [0, 1] without eps (and its gradient), clamped with eps (gradient 0 outside)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert repr(_logit(al)) == repr(_logit(torch))  # (repr: nan equals nan)

@@ -32,7 +32,7 @@ from .promotion import (
     cast,
     result_dtype,
 )
-from .scalar import MulNumber
+from .scalar import MulNumber, SubNumber
 
 
 # ---------------------------------------------------------------------------- + - * /
@@ -337,10 +337,10 @@ class PowTensor(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b, out = ctx.saved_tensors
         # d(a^b)/da = b a^(b-1), taken as 0 where b == 0 (PyTorch's rule; 0 * 0^-1 would be NaN)
-        grad_a = where(_const(b._data == 0), 0.0, grad * b * a ** (b - 1))
-        # d(a^b)/db = a^b log(a); PyTorch takes it as 0 where a == 0 and b >= 0
-        safe = where(_const((a._data == 0) & (b._data >= 0)), 1.0, a)
-        grad_b = grad * where(_const((a._data == 0) & (b._data >= 0)), 0.0, out * log(safe))
+        grad_a = where(_const(b._data == 0), 0.0, grad * (b * a ** SubNumber.apply(b, 1)))
+        # d(a^b)/db = a^b log(a); PyTorch takes it as 0 where a == 0 and b >= 0 (its where picks 0
+        # over the log's -inf or nan there)
+        grad_b = grad * where(_const((a._data == 0) & (b._data >= 0)), 0.0, out * log(a))
         return grad_a, grad_b
 
 
@@ -670,8 +670,10 @@ class Addcdiv(Function):
             return grad, None, None, None
         t1, t2 = ctx.saved_tensors
         v = ctx.value
-        # grouped as PyTorch's: grad * (value / t2), -grad * (value * t1 / (t2 * t2))
-        grad_t1 = grad * MulNumber.apply(t2.reciprocal(), v) if ctx.needs_input_grad[1] else None
+        # grouped as PyTorch's: grad * (value / t2), -grad * (value * t1 / (t2 * t2)); a number over a
+        # tensor is ATen's empty_like(t2).fill_(value).div_(t2)
+        filled = Tensor._make(np.full(t2._data.shape, v, dtype=t2._data.dtype))
+        grad_t1 = grad * div(filled, t2) if ctx.needs_input_grad[1] else None
         grad_t2 = -grad * (MulNumber.apply(t1, v) / (t2 * t2)) if t1 is not None else None
         return grad, grad_t1, grad_t2, None
 

@@ -221,6 +221,7 @@ METHODS: dict[str, Any] = {
     "log2": pointwise.log2, "log2_": inplace_of(pointwise.log2),
     "log10": pointwise.log10, "log10_": inplace_of(pointwise.log10),
     "log1p": pointwise.log1p, "log1p_": inplace_of(pointwise.log1p),
+    "logit": pointwise.logit, "logit_": inplace_of(pointwise.logit),
     "sqrt": pointwise.sqrt, "sqrt_": inplace_of(pointwise.sqrt),
     "rsqrt": pointwise.rsqrt, "rsqrt_": inplace_of(pointwise.rsqrt),
     "abs": pointwise.abs, "abs_": inplace_of(pointwise.abs),

@@ -408,6 +408,40 @@ def log1p(a: Tensor) -> Tensor:
     return Log1p.apply(a)
 
 
+class Logit(Function):
+    """``log(x / (1 - x))``, the inverse of sigmoid; with ``eps``, of x clamped to [eps, 1 - eps]."""
+
+    node_name = "LogitBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, eps: float | None) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.eps = ctx._saved_eps = eps
+        x = _floating(a._data)
+        if eps is not None:
+            x = np.clip(x, eps, 1 - eps)
+        with _quiet():
+            return Tensor._make(np.log(x / (1 - x)))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        # grad / (x (1 - x)); outside [0, 1] nan, and with eps 0 outside [eps, 1 - eps] (PyTorch's)
+        (a,) = ctx.saved_tensors
+        x, eps = a._data, ctx.eps
+        outside = (x < 0) | (x > 1) if eps is None else (x < eps) | (x > 1 - eps)
+        if not is_grad_enabled():
+            with _quiet():
+                g = grad._data / (x * (1 - x))
+            return Tensor._make(np.where(outside, np.nan if eps is None else 0, g).astype(g.dtype)), None
+        return masked_fill(grad / (a * (1 - a)), outside, np.nan if eps is None else 0), None
+
+
+def logit(a: Tensor, eps: float | None = None) -> Tensor:
+    """``log(a / (1 - a))`` (``torch.logit``); ``eps`` clamps ``a`` to [eps, 1 - eps] first."""
+    return Logit.apply(a, eps)
+
+
 Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda g, y: g * AddNumber.apply(y, 1), "result")
 
 

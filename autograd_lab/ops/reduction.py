@@ -780,8 +780,12 @@ def _vector_norm_grad(a: Tensor, norm: Tensor, grad: Tensor, p: float, dims: tup
         mask = np.abs(a._data) == norm_k._data
         count = np.sum(mask, axis=dims, keepdims=True)
         return grad_k * sign * _const(mask / count)
-    if p == 2:
-        return a * (grad_k / norm_k.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
+    if p == 2:  # PyTorch's grad * (self / norm).masked_fill_(norm == 0, 0), the reduced dims put back
+        if len(dims) == a.ndim:  # over everything (PyTorch's dim={}): the 0-d ones broadcast as they are
+            norm_u, grad_u = norm, grad
+        else:
+            norm_u, grad_u = _unsqueeze_back(norm, dims, keepdim), _unsqueeze_back(grad, dims, keepdim)
+        return grad_u * (a / norm_u).masked_fill(_const(norm_u._data == 0), 0.0)
     # general p: sign(a) |a|^(p-1) * grad / norm^(p-1), with 0 where a (p < 1) or the norm is 0
     scaled = sign * a.abs().masked_fill(_const(a._data == 0), 1.0) ** (p - 1)
     scale = (grad_k / norm_k.masked_fill(zero, 1.0) ** (p - 1)).masked_fill(zero, 0.0)

@@ -32,6 +32,20 @@ class AddNumber(Function):
         return grad, None
 
 
+class SubNumber(Function):
+    """``tensor - number`` as PyTorch's internal code records it (``SubBackward1``)."""
+
+    node_name = "SubBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, number: Any) -> Tensor:
+        return Tensor._make(cast(np.subtract(a._data, number), a, number))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+
 class MulNumber(Function):
     """``tensor * number`` as PyTorch's internal code records it (``MulBackward1``, the number kept as
     ``_saved_other``); Python's ``x * 2`` is ``MulBackward0``. Used inside other ops' formulas."""

@@ -72,7 +72,7 @@ class Cumprod(Function):
         if a._data.ndim == 0:
             return grad, None, None
         if not np.any(a._data == 0):  # sum over j >= i of grad_j out_j, divided by a_i
-            return _flip(_flip(grad * out, dim).cumsum(dim), dim) / a, None, None
+            return _flip(_flip(out * grad, dim).cumsum(dim), dim) / a, None, None  # (PyTorch: out * grad)
         # with zeros: d out_j / d a_i = prod_{k <= j, k != i} a_k, for every pair (i, j) at once
 
         n = a._data.shape[dim]

@@ -446,7 +446,7 @@ class BinaryCrossEntropy(Function):
         grad_x = BinaryCrossEntropyBackward.apply(grad, x, y, (weight,), ctx.reduction) if need_x else None
         grad_y = None
         if need_y:  # -logit(x) * grad, as PyTorch's binary_cross_entropy_target_backward
-            grad_y = (pointwise.log(1 - x) - pointwise.log(x)) * grad
+            grad_y = -pointwise.logit(x) * grad
             if weight is not None:
                 grad_y = grad_y * weight
             if ctx.reduction == "mean":
