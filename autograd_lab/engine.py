@@ -215,8 +215,10 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
     with grad_mode.set_grad_enabled(create_graph), np.errstate(over="ignore", divide="ignore",
                                                                invalid="ignore"):
-        while ready:
-            node = heapq.heappop(ready)[2]
+        node = None  # the next node, when it is the only one ready: it needs no trip through the heap
+        while node is not None or ready:
+            if node is None:
+                node = heapq.heappop(ready)[2]
             grads_in = buffers.pop(node)
             if node._hooked or anomaly:
                 grads_out = _call_function(node, grads_in)
@@ -225,6 +227,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
             if not retain_graph:
                 node._release()
             edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
+            node = None
             for nxt, nr, g in zip(edges, edges, grads_out):
                 if nxt is None:
                     continue
@@ -236,12 +239,19 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                         # would hand it out next anyway, and without hooks nothing can tell the difference
                         nxt.apply(g)
                         continue
-                    buf = buffers[nxt] = [None] * max(nxt._num_outputs, nr + 1)
+                    n = nxt._num_outputs
+                    buf = buffers[nxt] = [None] * (n if n > nr else nr + 1)
                 if g is not None:
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
                 deps[nxt] = left
                 if not left:
-                    heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+                    if node is None and not ready:  # the only ready node so far: kept in hand
+                        node = nxt
+                    else:  # more than one: the heap orders them (the one in hand first, as it came first)
+                        if node is not None:
+                            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+                            node = None
+                        heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
 
 
 def _apply(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:

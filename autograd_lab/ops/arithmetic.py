@@ -167,7 +167,9 @@ class Mul(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        return Tensor._make(cast(_binary(np.multiply, a, b), a, b))
+        out = _binary(np.multiply, a, b)
+        dt = a._data.dtype  # one dtype, the common case: nothing to cast
+        return Tensor._make(out if out.dtype is dt and b._data.dtype is dt else cast(out, a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -105,8 +105,8 @@ def as_operand(x: Any, dtype: np.dtype) -> Tensor:
 
 def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor]:
     """Both operands of a binary op as tensors; numbers become 0-d tensors of the result dtype."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        return a, b
+    if isinstance(a, Tensor):
+        return (a, b) if isinstance(b, Tensor) else (a, as_operand(b, result_dtype(a, b)))
     dtype = result_dtype(a, b)
     return as_operand(a, dtype), as_operand(b, dtype)
 
