@@ -74,11 +74,11 @@ class Node:
     metadata: dict[str, Any] = OnFirstUse(dict)
     _forward_trace: list[str] | None = None
 
-    def __init__(self) -> None:
+    def __init__(self, edges: tuple = ()) -> None:
         self._sequence_nr = next(_sequence)
         # the edges flat, node, output_nr, node, output_nr, ...: one object per node for the garbage
         # collector to track, instead of a tuple per edge more; next_functions pairs them up
-        self._edges: tuple[Node | int | None, ...] = ()
+        self._edges: tuple[Node | int | None, ...] = edges
         if _anomaly["enabled"]:
             self._forward_trace = _user_stack()
 
@@ -247,14 +247,13 @@ class BackwardNode(Node, FunctionCtx):
     # what Function.apply does not set on every node stays a class default
     _non_differentiable: tuple[Tensor, ...] = ()
 
-    def __init__(self) -> None:
-        Node.__init__(self)
+    def __init__(self, edges: tuple, num_inputs: int, layout: tuple[tuple, tuple, tuple]) -> None:
+        Node.__init__(self, edges)
         self._saved: tuple[SavedTensor | np.ndarray | None, ...] | None = _NOTHING_SAVED
-        self._tensor_positions: tuple[int, ...] = ()
-        self._input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
+        # which arguments are tensors, their shapes and dtypes, which need a gradient (see _layout)
+        self._tensor_positions, self._input_meta, self.needs_input_grad = layout
         self._output_meta: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
-        self._num_inputs = 0
-        self.needs_input_grad: tuple[bool, ...] = ()
+        self._num_inputs = num_inputs
         self._never_saved = 0  # bit i: save_for_backward was given None at position i
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -572,7 +571,6 @@ class Function:
 
 def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     """``cls.apply`` when the call is recorded: the node, its edges, the forward, the outputs."""
-    node = cls._backward_cls()
     edges, signature = [], []
     for a in args:
         if isinstance(a, Tensor):
@@ -586,9 +584,7 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
             signature.append((data.shape, data.dtype, fn is not None))
         else:
             signature.append(None)
-    node._edges = tuple(edges)
-    node._num_inputs = len(args)
-    node._tensor_positions, node._input_meta, node.needs_input_grad = _layout(tuple(signature))
+    node = cls._backward_cls(tuple(edges), len(args), _layout(tuple(signature)))
 
     _GRAD.enabled = False  # the forward with grad mode off (_run_forward, inlined: every recorded op)
     try:
