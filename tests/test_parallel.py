@@ -449,3 +449,31 @@ def test_example_runs_under_torchrun():
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "replicas agree: True" in proc.stdout
+
+
+class _Reader:
+    """A pipe end whose message arrives between two polls (a worker that sends, then exits)."""
+
+    def __init__(self, arrives_at_poll: int) -> None:
+        self.polls, self.arrives_at_poll = 0, arrives_at_poll
+
+    def poll(self) -> bool:
+        self.polls += 1
+        return self.polls >= self.arrives_at_poll
+
+    def recv(self):
+        return ("ok", 42)
+
+
+class _Ended:
+    def is_alive(self) -> bool:
+        return False
+
+
+def test_a_result_sent_just_before_the_worker_exits_is_received():
+    """The first poll finds nothing, the worker then sends and exits: its result counts (before the
+    fix, launch reported "exited with exit code 0 before returning a result")."""
+    from autograd_lab.parallel.launch import _receive
+
+    assert _receive(_Reader(arrives_at_poll=2), _Ended()) == ("ok", 42)
+    assert _receive(_Reader(arrives_at_poll=99), _Ended()) is None

@@ -200,13 +200,8 @@ def _collect(procs: list[Any], readers: list[Any], run_timeout: float | None) ->
                 f"the run timed out after {run_timeout:g} s (run_timeout): rank(s) {sorted(pending)} had not "
                 "finished -- a worker hangs, or waits for one that does; all workers were terminated")
         for r in sorted(pending):
-            message = None
-            if readers[r].poll():
-                try:
-                    message = readers[r].recv()
-                except EOFError:
-                    message = None
-            elif procs[r].is_alive():
+            message = _receive(readers[r], procs[r])
+            if message is _RUNNING:
                 continue
             if message is None:
                 procs[r].join(1)
@@ -221,6 +216,23 @@ def _collect(procs: list[Any], readers: list[Any], run_timeout: float | None) ->
             results[r] = payload
             pending.discard(r)
     return [results[r] for r in range(len(procs))]
+
+
+_RUNNING = object()
+
+
+def _receive(reader: Any, proc: Any) -> Any:
+    """A worker's message; ``_RUNNING`` while it runs without one; None once it ended without one."""
+    if not reader.poll():
+        if proc.is_alive():
+            return _RUNNING
+        # it may have sent its result and exited between the two looks: look once more
+        if not reader.poll():
+            return None
+    try:
+        return reader.recv()
+    except EOFError:
+        return None
 
 
 def _death(rank: int, world_size: int, code: int | None) -> WorkerError:
