@@ -20,7 +20,9 @@ def test_recorded_speedup_is_read_from_results(tmp_path):
     got = plots.recorded_speedup()
     row = next(line for line in plots.RESULTS.read_text().splitlines()
                if "1 process vs 2 data-parallel processes" in line)
-    assert f"{got.one_ms} ms vs {got.two_ms} ms: {got.speedup}x speed-up on {got.cores} cores" in row
+    # (as the table prints them: two decimals, so 14.60 ms is read back as 14.6 and written 14.60)
+    printed = f"{got.one_ms:.2f} ms vs {got.two_ms:.2f} ms: {got.speedup:.2f}x"
+    assert f"{printed} speed-up on {got.cores} cores" in row
     assert got.made.startswith("python -m benchmarks on ")
     assert plots.recorded_speedup(tmp_path / "missing.md") == plots.RECORDED
     (tmp_path / "other.md").write_text("| nothing | here |\n")
