@@ -1,6 +1,7 @@
 """Data types, devices and sizes, printed as PyTorch prints them (``torch.float32``, ``torch.Size``),
 and the few rules on shapes every part uses: reading a shape from arguments, wrapping a dimension,
-writing a shape in a message."""
+writing a shape in a message; and ``quiet``, under which NumPy gives IEEE results (inf, nan) without
+warnings, as PyTorch does."""
 
 from __future__ import annotations
 
@@ -8,6 +9,49 @@ import builtins
 from typing import Any
 
 import numpy as np
+
+try:  # NumPy 2 keeps its error state in a context variable: setting it costs a tenth of np.errstate
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
+    from numpy._core._ufunc_config import _make_extobj
+
+    _QUIET_STATE = _make_extobj(over="ignore", divide="ignore", invalid="ignore")
+except ImportError:  # NumPy 1
+    _ERRSTATE = None
+
+
+def quiet_on() -> object:
+    """Enter :class:`quiet` by hand (for the recorded path, which saves a context manager's object):
+    returns the token :func:`quiet_off` takes."""
+    if _ERRSTATE is None:
+        return np.seterr(over="ignore", divide="ignore", invalid="ignore")
+    return _ERRSTATE.set(_QUIET_STATE)
+
+
+def quiet_off(token: object) -> None:
+    if _ERRSTATE is None:
+        np.seterr(**token)
+    else:
+        _ERRSTATE.reset(token)
+
+
+class quiet:
+    """``with quiet():`` IEEE results (inf, nan) are values, not warnings, as in PyTorch (NumPy's
+    ``errstate(over, divide, invalid="ignore")``, cheap enough for every ``+``, ``-`` and ``*``)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        if _ERRSTATE is None:
+            self._token = np.errstate(over="ignore", divide="ignore", invalid="ignore")
+            self._token.__enter__()
+        else:
+            self._token = _ERRSTATE.set(_QUIET_STATE)
+
+    def __exit__(self, *exc: object) -> None:
+        if _ERRSTATE is None:
+            self._token.__exit__(*exc)
+        else:
+            _ERRSTATE.reset(self._token)
 
 
 class dtype:

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from . import grad_mode
+from .dtypes import quiet as _quiet
 from .function import AccumulateGrad, Node, _anomaly, gradient_edge, is_anomaly_enabled
 from .tensor import Tensor
 
@@ -161,8 +162,7 @@ def run_backward(
     for node, nr, g in roots:
         _add_to_buffer(buffers, node, nr, g)
     # IEEE results (inf, nan, e.g. through an overflowed exp) are values, not warnings, as in PyTorch
-    with grad_mode.set_grad_enabled(create_graph), np.errstate(over="ignore", divide="ignore",
-                                                               invalid="ignore"):
+    with grad_mode.set_grad_enabled(create_graph), _quiet():
         for node in _schedule(list(buffers), _dependencies(nodes, visited, needed), visited, needed):
             grads_in = buffers.pop(node)
             if needed is not None and node not in needed:  # inputs=: visited only to capture a gradient
@@ -213,8 +213,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     ready = [(-n._sequence_nr, next(tie), n) for n in buffers if n not in deps]
     heapq.heapify(ready)
     anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
-    with grad_mode.set_grad_enabled(create_graph), np.errstate(over="ignore", divide="ignore",
-                                                               invalid="ignore"):
+    with grad_mode.set_grad_enabled(create_graph), _quiet():
         node = None  # the next node, when it is the only one ready: it needs no trip through the heap
         while node is not None or ready:
             if node is None:

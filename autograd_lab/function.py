@@ -28,6 +28,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import dtypes, grad_mode
+from .dtypes import quiet_off as _quiet_off
+from .dtypes import quiet_on as _quiet_on
 from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor
 
 _sequence = itertools.count()
@@ -171,8 +173,12 @@ class SavedTensor:
             raise RuntimeError(self._version_message(node))
         if self.tensor is not None:
             return self.tensor
-        t = Tensor._make(self.data, grad_fn=node if self.requires_grad else None,
-                         output_nr=self.output_nr)
+        fn, nr = node, self.output_nr
+        if self.producer is not None and self.producer() is not None:
+            # written into a view: its history is the view's (through CopySlices) while that lives, as
+            # PyTorch's; a double backward through the node itself would run it twice
+            fn, nr = self.producer(), 0
+        t = Tensor._make(self.data, grad_fn=fn if self.requires_grad else None, output_nr=nr)
         t._version_counter = self.counter
         return t
 
@@ -512,9 +518,10 @@ class Function:
                 (y,) = ctx.saved_tensors
                 return grad * y
 
-    and call it as ``Exp.apply(x)``. ``forward`` runs with grad mode off; ``backward`` returns one
-    gradient (or None) per argument of ``forward``. The node is named ``ExpBackward``; the built-in
-    ops set ``node_name`` to PyTorch's names (``MulBackward0``).
+    and call it as ``Exp.apply(x)``. ``forward`` runs with grad mode off and NumPy quiet (an inf or a nan
+    is a value, as in PyTorch, not a RuntimeWarning); ``backward`` returns one gradient (or None) per
+    argument of ``forward``. The node is named ``ExpBackward``; the built-in ops set ``node_name`` to
+    PyTorch's names (``MulBackward0``).
     """
 
     node_name: ClassVar[str | None] = None
@@ -586,11 +593,13 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
             signature.append(None)
     node = cls._backward_cls(tuple(edges), len(args), _layout(tuple(signature)))
 
-    _GRAD.enabled = False  # the forward with grad mode off (_run_forward, inlined: every recorded op)
+    _GRAD.enabled = False  # the forward with grad mode off and NumPy quiet (_run_forward, inlined)
+    token = _quiet_on()
     try:
         out = cls.forward(node, *args, **kwargs)
     finally:
         _GRAD.enabled = True
+        _quiet_off(token)
     if type(out) is Tensor and not node._non_differentiable:  # one output, the common case
         for a in args:
             if out is a:  # an input returned as it is: its result is a new tensor
@@ -663,14 +672,20 @@ def _shared(t: tuple) -> tuple:
 
 
 def _run_forward(cls: type[Function], ctx: Any, args: tuple, kwargs: dict) -> Any:
-    """``cls.forward`` with grad mode off (the ops it uses inside record nothing)."""
+    """``cls.forward`` with grad mode off (the ops it uses inside record nothing), NumPy quiet: an inf or
+    nan is a value, not a RuntimeWarning (PyTorch warns for none)."""
+    token = _quiet_on()
     if not _GRAD.enabled:  # already off, as in every backward without create_graph
-        return cls.forward(ctx, *args, **kwargs)
+        try:
+            return cls.forward(ctx, *args, **kwargs)
+        finally:
+            _quiet_off(token)
     _GRAD.enabled = False
     try:
         return cls.forward(ctx, *args, **kwargs)
     finally:
         _GRAD.enabled = True
+        _quiet_off(token)
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -37,6 +37,13 @@ def _inplace_mul(m, x):  # mul_ keeps the old value as a clone (CloneBackward0)
     return v
 
 
+def _expanded_views_of_a_changed_base(m, x):  # AsStridedBackward0 of views with a size-1 or stride-0 dim
+    v = x.clone()
+    e, f = v[0:1].expand(3, 3), v[1].unsqueeze(1).expand(3, 4)
+    v.mul_(2)
+    return e * e + f.sum()
+
+
 CASES = {
     "setitem number": _setitem_number, "setitem tensor": _setitem_tensor,
     "in-place op on a view": _inplace_on_view, "in-place mul": _inplace_mul,
@@ -49,6 +56,14 @@ CASES = {
     "mv": lambda m, x: x @ m.ones(3, dtype=x.dtype), "t of a vector": lambda m, x: x[0].t(),
     "sum_to a 0-d clamp bound": lambda m, x: m.clamp(x, x[0, 0], x[0, 0] + 1),
     "as_strided": lambda m, x: (x * 1).as_strided((2, 2), (3, 1), 1),
+    # the saved result of an op in place on a view goes through the view's history (CopySlices), and
+    # the op's first edge is the view's own node (SelectBackward0), not AsStridedBackward0
+    "exp_ of a view": lambda m, x: (lambda v: (v[0].exp_(), v)[1])(x.clone()),
+    "exp_ of a kept view": lambda m, x: (lambda v, w: (w.exp_(), v * w.sum())[1])(*(lambda v: (v, v[1:]))(
+        x.clone())),
+    # AsStridedBackward0's derivative as PyTorch's as_strided_backward: a size-1 dimension squeezed, a
+    # broadcast (stride-0) one summed (the old copy kept one of the repeats: wrong values)
+    "expanded views of a changed base": _expanded_views_of_a_changed_base,
 }
 
 
@@ -191,3 +206,52 @@ def test_cross_entropy_of_no_samples_with_probabilities_records_pytorchs_graph()
         return graph_names(loss), np.isnan(loss.item())
 
     assert run(al) == run(torch)
+
+
+def _warnings(run):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run()
+    return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+def _ieee_steps(m):
+    inf = m.tensor([float("inf"), 1.0, -0.0])
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * inf) - inf  # inf - inf: nan
+    (y * 0.0).sum().backward()
+    z = x.detach().clone()
+    z.add_(-inf).sub_(-inf)  # in place
+    with m.no_grad():
+        z -= inf  # the optimizer's update path
+        z *= m.tensor([0.0, 1.0, 1.0])
+    return y, z
+
+
+@pytest.mark.torch
+def test_inf_and_nan_from_arithmetic_are_values_not_warnings():
+    """PyTorch warns for none of them; NumPy's RuntimeWarning ("invalid value encountered in
+    subtract") used to come through ``+``, ``-``, ``*`` and the in-place forms."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _warnings(lambda: _ieee_steps(al)) == _warnings(lambda: _ieee_steps(torch)) == []
+    for ours, theirs in zip(_ieee_steps(al), _ieee_steps(torch)):
+        np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("n, m", [(2, 2), (5, 7), (1, 3), (3, 1), (1, 1)])
+def test_a_one_term_product_keeps_the_sign_of_zero_as_pytorch(n, m):
+    """PyTorch's mm computes a product over one term, at least 2x2, as an outer product: -0.0 * 1
+    stays -0.0 (a BLAS sum from 0.0 would give 0.0); 1-row and 1-column products give 0.0."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(lib):
+        a = lib.full((n, 1), -0.0, requires_grad=True)
+        out = a @ lib.ones(1, m)
+        (g,) = lib.autograd.grad(out, a, -lib.zeros(n, m))  # backward's mm: g @ b.T, one term too
+        return np.signbit(out.detach().numpy()), np.signbit(g.numpy())
+
+    for ours, theirs in zip(run(al), run(torch)):
+        np.testing.assert_array_equal(ours, theirs)

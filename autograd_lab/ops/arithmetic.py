@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..dtypes import quiet as _quiet
 from ..function import Function
 from ..tensor import Tensor
 from .comparison import where
@@ -26,7 +27,6 @@ from .promotion import (
     _need_tensors,
     _needing_grad,
     _not_implemented,
-    _quiet,
     as_operand,
     binary_operands,
     cast,
@@ -202,8 +202,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        with _quiet():
-            out = _binary(np.true_divide, a, b)
+        out = _binary(np.true_divide, a, b)
         want = result_dtype(a, b)
         if want.kind != "f":
             want = dtypes.get_default_dtype().np

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..dtypes import quiet as _quiet
 from ..function import FREED_MESSAGE, Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
@@ -88,10 +89,12 @@ class CopySlices(Node):
         return (grad_base, *from_fn[1:])
 
     def saved_items(self) -> list[tuple[str, Tensor | None]]:
-        return self.fn.saved_items()
+        return [] if self.fn is None else self.fn.saved_items()
 
-    def _release(self) -> None:  # PyTorch lets go of fn: a second backward through here fails
-        self.fn._release()
+    def _release(self) -> None:
+        """As PyTorch, let go of ``fn`` (a second backward through here fails), not of what ``fn``
+        saved: a double backward can reach ``fn`` on its own too, through a saved result (``exp_``)."""
+        self.fn = None
         self._released = True
 
 
@@ -159,12 +162,11 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
     """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
     _check_view_inplace(t, base)
     index = view_index(t._data, base._data)
-    # The view's old value, read from the base's old history: the op's first input. Its gradient
-    # reaches the base through CopySlices, not through this edge; but an op that saves its input
-    # (mul_) keeps it, with its history, for a second derivative.
-    with grad_mode.enable_grad():
-        old = AsStrided.apply(Tensor._make(base._data, grad_fn=base.grad_fn, output_nr=base.output_nr),
-                              index)
+    # The view's old value, with the view's history (SelectBackward0, ...; AsStridedBackward0 when the
+    # base changed since): the op's first input, as PyTorch's. Its gradient reaches the base through
+    # CopySlices, not through this edge; but a second derivative can go along it, through what the op
+    # saved (mul_'s input, exp_'s result).
+    old = Tensor._make(np.array(t._data, copy=True), grad_fn=t.grad_fn, output_nr=t.output_nr)
     result = op(old, *args, **kwargs)
     fn = result.grad_fn
     _save_original_as_clone(fn, old, t)
@@ -279,7 +281,8 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
         return False
     if grad_mode._state.enabled and (needs_grad or t._requires_grad or t._grad_fn is not None):
         return False  # recorded: the general path
-    ufunc(data, o, out=data)
+    with _quiet():
+        ufunc(data, o, out=data)
     t._version_counter.value += 1
     return True
 

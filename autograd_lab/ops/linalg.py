@@ -118,7 +118,7 @@ class Mm(Function):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
         ctx.save_for_backward(a, b)
         ctx.column_major = (_column_major(a), _column_major(b))
-        return Tensor._make(cast(a._data @ b._data, a, b))
+        return Tensor._make(cast(_mm(a._data, b._data), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -127,8 +127,8 @@ class Mm(Function):
         if not is_grad_enabled() and (a is None or a._data.dtype == g.dtype) and (
                 b is None or b._data.dtype == g.dtype):
             # no create_graph, nothing to record: the same two products on the arrays (issue 17)
-            return (None if b is None else Tensor._make(g @ b._data.T),
-                    None if a is None else Tensor._make(a._data.T @ g))
+            return (None if b is None else Tensor._make(_mm(g, b._data.T)),
+                    None if a is None else Tensor._make(_mm(a._data.T, g)))
         # PyTorch's mm_mat1_backward/mm_mat2_backward: a column-major input (a transposed matrix) gets
         # its gradient as the transpose of a product, in its own layout
         col_a, col_b = ctx.column_major
@@ -138,6 +138,14 @@ class Mm(Function):
         if a is not None:
             grad_b = grad.t().mm(a).t() if col_b else a.t().mm(grad)
         return grad_a, grad_b
+
+
+def _mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x @ y`` of two matrices. A product over one term, at least 2x2, is an outer product, as
+    PyTorch's kernel computes it: ``-0.0 * 1`` stays -0.0 (BLAS adds it to 0.0 and gives 0.0)."""
+    if x.shape[1] == 1 and x.shape[0] > 1 and y.shape[1] > 1:
+        return np.multiply(x, y)
+    return x @ y
 
 
 def _column_major(t: Tensor) -> bool:

@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import quiet as _quiet
 from ..dtypes import scalar_type_name
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .promotion import _quiet
 from .reduction import _dims, _unsqueeze_back
 
 

@@ -135,9 +135,6 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 
 # ------------------------------------------------------------------------- argument checks, shared by the ops
-def _quiet() -> np.errstate:
-    """IEEE results (inf, nan) are values, not warnings, as in PyTorch."""
-    return np.errstate(over="ignore", divide="ignore", invalid="ignore")
 
 
 def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
@@ -148,7 +145,7 @@ def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
         common = result_dtype(a, b)
         x, y = x.astype(common, copy=False), y.astype(common, copy=False)
     try:
-        return fn(x, y)
+        return fn(x, y)  # (quiet: Function.apply runs every forward so)
     except ValueError:
         broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
         raise

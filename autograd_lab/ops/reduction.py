@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import quiet as _quiet
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function, _expandable_to
 from ..grad_mode import is_grad_enabled
@@ -27,7 +28,6 @@ from .promotion import (
     _const,
     _invalid_combination,
     _need_tensors,
-    _quiet,
     result_dtype,
 )
 from .scalar import DivNumber, MulNumber

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import quiet as _quiet
 from ..function import Function
 from ..tensor import Tensor
-from .promotion import _quiet, cast, result_dtype
+from .promotion import cast, result_dtype
 
 
 class AddNumber(Function):

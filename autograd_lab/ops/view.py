@@ -290,10 +290,22 @@ class AsStrided(Function):
         part = _strided(ctx.index) if is_grad_enabled() else None
         if part is None:
             return AsStridedScatter.apply(grad, ctx.index, ctx.shape), None, None
-        # create_graph: PyTorch's as_strided_backward, recorded: grad copied into its place in zeros
+        # create_graph: PyTorch's as_strided_backward, recorded: dimensions of size 1 squeezed and
+        # broadcast ones (stride 0) summed out of grad, then grad copied into its place in zeros
         # (CopySlices), the whole seen as the input (AsStridedBackward0)
         storage = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
-        as_strided(storage, *part).copy_(grad)
+        sizes, steps, offset = part
+        if 0 in sizes:
+            return storage, None, None
+        kept = []
+        for i in reversed(range(len(sizes))):
+            if sizes[i] == 1:
+                grad = grad.squeeze(i)
+            elif steps[i] == 0:
+                grad = grad.sum(i)
+            else:
+                kept.insert(0, i)
+        as_strided(storage, [sizes[i] for i in kept], [steps[i] for i in kept], offset).copy_(grad)
         whole = np.arange(storage._data.size).reshape(ctx.shape)
         return AsStrided.apply(storage, whole, True), None, None
 
