@@ -255,3 +255,75 @@ def test_a_one_term_product_keeps_the_sign_of_zero_as_pytorch(n, m):
 
     for ours, theirs in zip(run(al), run(torch)):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def _signed_zeros(m):
+    a, b = m.tensor([-0.0, 0.0]), m.tensor([0.0, -0.0])
+    return [m.maximum(a, b), m.minimum(a, b), m.clamp(a, min=b), m.clamp(a, max=b),
+            m.clamp(a, min=0.0, max=0.0), m.clamp(b, min=-0.0), b.clamp_min(-0.0), b.clamp_max(-0.0),
+            a.clamp_min(b), a.clamp_max(b), m.relu(a), a.clone().relu_(), m.nn.functional.relu6(a),
+            m.nn.functional.hardtanh(a), m.clamp(m.tensor([1.0, float("nan")]), min=2.0, max=0.0)]
+
+
+@pytest.mark.torch
+def test_ties_keep_the_first_operand_as_pytorch():
+    """relu, clamp, maximum and minimum keep the input on a tie: relu(-0.0) is -0.0 (then atan2 of it
+    is -pi, not pi); NumPy's maximum keeps its second operand, np.clip the bound."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for ours, theirs in zip(_signed_zeros(al), _signed_zeros(torch), strict=True):
+        np.testing.assert_array_equal(np.signbit(ours.numpy()), np.signbit(theirs.numpy()))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.torch
+def test_expand_keeps_the_strides_of_dims_it_does_not_repeat():
+    """NumPy's broadcast_to gives a size-1 dimension stride 0; PyTorch keeps its stride, and matmul
+    decides by the strides whether to fold a batch into one mm: a (2, 1, 3) expand of a (1, 3) row is
+    not folded (BmmBackward0, not MmBackward0)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        row = m.tensor([[0.0, 1.0, 2.0]], requires_grad=True) * 1.0
+        e = row.expand(2, 1, 3)
+        return e.stride(), m.zeros(3, 1).expand(3, 4).stride(), graph_names(e @ m.ones(3, 1))
+
+    assert run(al) == run(torch)
+
+
+def _empty_bmm(m, first, second):
+    a = m.zeros(*first, requires_grad=True)
+    b = m.zeros(*second, dtype=m.float64, requires_grad=True)
+    out = m.bmm(a, b)
+    (a @ b).sum().backward()
+    return out.dtype, out.shape, a.grad.dtype, b.grad.dtype
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("first, second", [((4, 0, 1), (4, 1, 0)), ((4, 2, 1), (4, 1, 0)),
+                                           ((4, 2, 0), (4, 0, 3)), ((4, 2, 1), (4, 1, 3))])
+def test_bmm_with_nothing_to_compute_does_not_compare_dtypes(first, second):
+    """PyTorch's bmm returns before it compares the dtypes when the result is empty or a sum of no
+    terms (its result of batch2's dtype); otherwise float32 with float64 is an error."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    error = _error(lambda: _empty_bmm(torch, first, second))
+    assert _error(lambda: _empty_bmm(al, first, second)) == error
+    if error is None:
+        assert str(_empty_bmm(al, first, second)) == str(_empty_bmm(torch, first, second))
+
+
+@pytest.mark.torch
+def test_a_full_overlap_is_not_refused_before_the_broadcast_check():
+    """PyTorch refuses only a partial overlap: the same first element, as many elements and the same
+    strides is a full one, whatever the shapes (a transpose of a column); the broadcast error comes."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        col = m.tensor([[1.0], [2.0]])
+        return col.permute(1, 0).sub_(col, alpha=2)
+
+    assert _error(lambda: run(al)) == _error(lambda: run(torch))
+    assert "broadcast shape" in _error(lambda: run(al))[1]

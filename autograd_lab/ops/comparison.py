@@ -49,6 +49,17 @@ def _grad_where(keep: np.ndarray, grad: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- clamp
+def _larger(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``np.maximum`` keeping ``x`` where the two are equal, as PyTorch's maximum and clamp do: -0.0
+    against 0.0 stays -0.0 (NumPy's keeps ``y``); a nan on either side gives nan."""
+    return np.maximum(y, x)
+
+
+def _smaller(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``np.minimum`` keeping ``x`` where the two are equal (see :func:`_larger`)."""
+    return np.minimum(y, x)
+
+
 class Clamp(Function):
     node_name = "ClampBackward1"
     saved_names = ("self",)
@@ -57,7 +68,9 @@ class Clamp(Function):
     def forward(ctx: Any, a: Tensor, lo: Any, hi: Any) -> Tensor:
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
-        return Tensor._make(cast(np.clip(a._data, lo, hi), a, *(v for v in (lo, hi) if v is not None)))
+        out = a._data if lo is None else _larger(a._data, lo)  # (np.clip keeps the bound on a tie)
+        out = out if hi is None else _smaller(out, hi)
+        return Tensor._make(cast(np.asarray(out), a, *(v for v in (lo, hi) if v is not None)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -83,9 +96,9 @@ class ClampTensor(Function):
         ctx.save_for_backward(a, lo, hi)
         out = a._data
         if lo is not None:
-            out = _binary(np.maximum, Tensor._make(out), lo)
+            out = _binary(_larger, Tensor._make(out), lo)
         if hi is not None:
-            out = _binary(np.minimum, Tensor._make(out), hi)
+            out = _binary(_smaller, Tensor._make(out), hi)
         return Tensor._make(cast(np.asarray(out), *(t for t in (a, lo, hi) if t is not None)))
 
     @staticmethod
@@ -118,7 +131,7 @@ class ClampMinScalar(Function):
     node_name = "ClampMinBackward0"
     saved_names = ("self",)
     keep = staticmethod(np.greater_equal)
-    combine = staticmethod(np.maximum)
+    combine = staticmethod(_larger)
     bound_name = "min"
 
     @classmethod
@@ -139,7 +152,7 @@ class ClampMaxScalar(ClampMinScalar):
     node_name = "ClampMaxBackward0"
     saved_names = ("self",)
     keep = staticmethod(np.less_equal)
-    combine = staticmethod(np.minimum)
+    combine = staticmethod(_smaller)
     bound_name = "max"
 
 
@@ -147,7 +160,7 @@ class ClampMinTensor(Function):
     node_name = "ClampMinBackward1"
     saved_names = ("self", "min")
     keep = staticmethod(np.greater_equal)
-    combine = staticmethod(np.maximum)
+    combine = staticmethod(_larger)
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, bound: Tensor) -> Tensor:
@@ -166,7 +179,7 @@ class ClampMaxTensor(ClampMinTensor):
     node_name = "ClampMaxBackward1"
     saved_names = ("self", "max")
     keep = staticmethod(np.less_equal)
-    combine = staticmethod(np.minimum)
+    combine = staticmethod(_smaller)
     bound_name = "max"
 
 
@@ -225,7 +238,7 @@ class Maximum(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
-        return Tensor._make(cast(_binary(np.maximum, a, b), a, b))
+        return Tensor._make(cast(_binary(_larger, a, b), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -245,7 +258,7 @@ class Minimum(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
-        return Tensor._make(cast(_binary(np.minimum, a, b), a, b))
+        return Tensor._make(cast(_binary(_smaller, a, b), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:

@@ -175,14 +175,20 @@ class Bmm(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        _check_same_dtype(a, b, "bmm")
-        (nb, _, m), (nb2, m2, _) = a._data.shape, b._data.shape
+        (nb, n, m), (nb2, m2, p) = a._data.shape, b._data.shape
+        # nothing to compute (an empty result, or sums of no terms): PyTorch's kernel returns before it
+        # compares the dtypes, its result of batch2's dtype
+        empty = nb * n * p == 0 or m == 0
+        if not empty:
+            _check_same_dtype(a, b, "bmm")
         if nb2 != nb or m2 != m:
             raise RuntimeError(
                 f"Expected size for first two dimensions of batch2 tensor to be: [{nb}, {m}] but got: "
                 f"[{nb2}, {m2}]."
             )
         ctx.save_for_backward(a, b)
+        if empty:
+            return Tensor._make(np.zeros((nb, n, p), b._data.dtype))
         return Tensor._make(cast(np.matmul(a._data, b._data), a, b))
 
     @staticmethod
@@ -233,8 +239,7 @@ def matmul(a: Any, other: Any) -> Tensor:
             return matmul(a, other.squeeze(0))
     if _should_fold(a, other):
         return _folded_matmul(a, other)
-    _check_same_dtype(a, other, "bmm")
-    return _batched_matmul(a, other)
+    return _batched_matmul(a, other)  # (bmm checks the dtypes)
 
 
 # PyTorch's matmul (ATen's _matmul_impl) builds its graph from these ops; so does this one.

@@ -242,7 +242,8 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        out = Tensor._make(np.maximum(a._data, 0).astype(a._data.dtype, copy=False))
+        # 0 first: NumPy keeps the second operand where they are equal, so relu(-0.0) is -0.0, as PyTorch's
+        out = Tensor._make(np.maximum(0, a._data).astype(a._data.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 

@@ -170,7 +170,12 @@ class Expand(Function):
         ctx.shape = a._data.shape
         if int(np.prod(shape)) == a._data.size > 0:  # repeats nothing: a writable view, as in PyTorch
             return _view(a, np.reshape(a._data, shape, copy=False))
-        return _view(a, np.broadcast_to(a._data, shape))
+        # a repeated dimension steps 0; the others keep their steps, a size-1 one too, as PyTorch's
+        # (NumPy's broadcast_to sets 0 there, and matmul would then not fold as PyTorch's does)
+        data, lead = a._data, len(shape) - a._data.ndim
+        strides = [0] * lead + [st if n == size else 0
+                                for n, size, st in zip(data.shape, shape[lead:], data.strides)]
+        return _view(a, np.lib.stride_tricks.as_strided(data, shape, strides, writeable=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

@@ -541,7 +541,8 @@ class Hardtanh(Function):
         ctx.lo, ctx.hi = lo, hi
         _keep(ctx, min_val=lo, max_val=hi)
         d = x._data
-        return Tensor._make(np.minimum(np.maximum(d, lo), hi).astype(d.dtype, copy=False))
+        # bounds first: NumPy keeps the second operand on a tie (relu6(-0.0) is -0.0, as PyTorch's)
+        return Tensor._make(np.minimum(hi, np.maximum(lo, d)).astype(d.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
