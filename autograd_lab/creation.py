@@ -75,7 +75,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         )
         arr = np.array(data._data, copy=True)
     elif isinstance(data, (np.ndarray, np.generic)):
-        arr = np.array(data, copy=True)
+        arr = np.array(data, copy=True)  # NumPy's layout (order K), as PyTorch's copy keeps it
         dtypes.from_numpy_dtype(arr.dtype)
     else:
         _check_ragged(data)
@@ -91,7 +91,21 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     if dtype is not None:
         with np.errstate(over="ignore"):  # 1e40 in float32 is inf, without a warning (PyTorch)
             arr = arr.astype(_dtype(dtype))
+    if isinstance(data, np.ndarray):
+        arr = _steps_of(data, arr)
     return _new(arr, requires_grad, name)
+
+
+def _steps_of(src: np.ndarray, arr: np.ndarray) -> np.ndarray:
+    """``arr``, a copy of ``src``, with the steps ``src`` has on its dimensions of size 1: PyTorch's copy
+    keeps them, NumPy's makes them canonical, and matmul decides by them whether to fold a batch. (A
+    size-1 dimension is never stepped along: any step reads the same memory.)"""
+    if arr.shape != src.shape or src.ndim == 0:
+        return arr
+    steps = tuple(st // src.itemsize * arr.itemsize for st in src.strides)
+    if steps == arr.strides or any(st != a for st, a, n in zip(steps, arr.strides, arr.shape) if n != 1):
+        return arr
+    return np.lib.stride_tricks.as_strided(arr, arr.shape, steps)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:

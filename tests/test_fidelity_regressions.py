@@ -64,6 +64,9 @@ CASES = {
     # AsStridedBackward0's derivative as PyTorch's as_strided_backward: a size-1 dimension squeezed, a
     # broadcast (stride-0) one summed (the old copy kept one of the repeats: wrong values)
     "expanded views of a changed base": _expanded_views_of_a_changed_base,
+    # prod's exclusive products from the right (an input with a zero): a.narrow(1, n - 1).flip(), as
+    # PyTorch's
+    "prod with a zero": lambda m, x: (x[0] * m.tensor([1.0, 0.0, 1.0], dtype=m.float64)).prod(),
 }
 
 
@@ -327,3 +330,49 @@ def test_a_full_overlap_is_not_refused_before_the_broadcast_check():
 
     assert _error(lambda: run(al)) == _error(lambda: run(torch))
     assert "broadcast shape" in _error(lambda: run(al))[1]
+
+
+FOLD_CASES = {  # matmul folds a batch into one mm/mv only when PyTorch's strides allow it
+    "slice of a batch": lambda m, x, y, v: x[1:, 1:] @ v,
+    "slice after None": lambda m, x, y, v: y[None][:, 1:] @ v,
+    "slice after unsqueeze": lambda m, x, y, v: y.unsqueeze(0)[:, 1:] @ v,
+    "None": lambda m, x, y, v: y[None] @ v,
+    "fancy index": lambda m, x, y, v: x[[1]] @ v,
+    "fancy index, then index": lambda m, x, y, v: x[-1:, ...][:, [0, 1]] @ m.ones(3, 2, dtype=m.float64),
+    "slice of all": lambda m, x, y, v: x[:, :] @ v,
+    "transpose": lambda m, x, y, v: x.transpose(0, 1)[:1] @ v,
+    "slice @ matrix": lambda m, x, y, v: x[:1, 1:] @ m.ones(3, 2, dtype=m.float64),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(FOLD_CASES))
+def test_matmul_folds_a_batch_as_pytorch(name):
+    """The stride of a size-1 dimension decides: a slice keeps its base's (as NumPy's), a fresh
+    contiguous result has the canonical one (NumPy's fancy indexing may set any)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def graph(m):
+        x = m.arange(24.0, dtype=m.float64).reshape(2, 4, 3).requires_grad_()
+        y = m.arange(6.0, dtype=m.float64).reshape(2, 3).requires_grad_()
+        return graph_names(FOLD_CASES[name](m, x, y, m.ones(3, dtype=m.float64)))
+
+    assert graph(al) == graph(torch)
+
+
+@pytest.mark.torch
+def test_a_tie_gets_one_where_per_side_as_pytorch():
+    """maximum's derivative on a tie: PyTorch's two formulas make a where node each; one shared node
+    makes another double-backward graph."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def shared(m):
+        x = m.tensor(0.0, dtype=m.float64, requires_grad=True)
+        v = m.maximum(x, x)
+        (g,) = m.autograd.grad(v * v, x, create_graph=True)
+        (left, _), (right, _) = g.grad_fn.next_functions
+        return left.next_functions[0][0] is right.next_functions[0][0], graph_names(g)
+
+    assert shared(al) == shared(torch)

@@ -227,8 +227,9 @@ def _split_ties(grad: Tensor, a_wins: np.ndarray, tie: np.ndarray) -> tuple[Tens
         g = grad._data
         shared = np.where(tie, g / np.asarray(2, g.dtype), g)
         return (Tensor._make(_kept_where(~b_wins, shared)), Tensor._make(_kept_where(~a_wins, shared)))
-    shared = Where.apply(tie, DivNumber.apply(grad, 2), grad)
-    return masked_fill(shared, b_wins, 0), masked_fill(shared, a_wins, 0)
+    # one where per side, as PyTorch's formulas (a shared one would show in a double backward's graph)
+    return (masked_fill(Where.apply(tie, DivNumber.apply(grad, 2), grad), b_wins, 0),
+            masked_fill(Where.apply(tie, DivNumber.apply(grad, 2), grad), a_wins, 0))
 
 
 class Maximum(Function):

@@ -653,7 +653,7 @@ def _exclusive_products(a: Tensor, dim: int) -> Tensor:
         return Tensor._make(np.ones_like(a._data))
     ones = Tensor._make(np.ones(_kept_shape(a._data.shape, (dim,)), dtype=a._data.dtype))
     left = cat([ones, narrow(a, dim, 0, n - 1)], dim).cumprod(dim)
-    right = _flip(cat([ones, narrow(_flip(a, dim), dim, 0, n - 1)], dim).cumprod(dim), dim)
+    right = _flip(cat([ones, _flip(narrow(a, dim, 1, n - 1), dim)], dim).cumprod(dim), dim)
     return left * right
 
 
