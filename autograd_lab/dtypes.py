@@ -6,6 +6,7 @@ warnings, as PyTorch does."""
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any
 
 import numpy as np
@@ -19,19 +20,17 @@ except ImportError:  # NumPy 1
     _ERRSTATE = None
 
 
-def quiet_on() -> object:
-    """Enter :class:`quiet` by hand (for the recorded path, which saves a context manager's object):
-    returns the token :func:`quiet_off` takes."""
-    if _ERRSTATE is None:
+if _ERRSTATE is not None:
+    # Enter quiet by hand, for the recorded path (no context manager object, no Python frame):
+    # quiet_on() returns the token quiet_off(token) takes
+    quiet_on = functools.partial(_ERRSTATE.set, _QUIET_STATE)
+    quiet_off = _ERRSTATE.reset
+else:
+    def quiet_on() -> object:
         return np.seterr(over="ignore", divide="ignore", invalid="ignore")
-    return _ERRSTATE.set(_QUIET_STATE)
 
-
-def quiet_off(token: object) -> None:
-    if _ERRSTATE is None:
+    def quiet_off(token: object) -> None:
         np.seterr(**token)
-    else:
-        _ERRSTATE.reset(token)
 
 
 class quiet:

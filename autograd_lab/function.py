@@ -254,7 +254,10 @@ class BackwardNode(Node, FunctionCtx):
     _non_differentiable: tuple[Tensor, ...] = ()
 
     def __init__(self, edges: tuple, num_inputs: int, layout: tuple[tuple, tuple, tuple]) -> None:
-        Node.__init__(self, edges)
+        self._sequence_nr = next(_sequence)  # Node.__init__, inlined (every recorded op)
+        self._edges = edges
+        if _anomaly["enabled"]:
+            self._forward_trace = _user_stack()
         self._saved: tuple[SavedTensor | np.ndarray | None, ...] | None = _NOTHING_SAVED
         # which arguments are tensors, their shapes and dtypes, which need a gradient (see _layout)
         self._tensor_positions, self._input_meta, self.needs_input_grad = layout
@@ -581,12 +584,23 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     edges, signature = [], []
     for a in args:
         if isinstance(a, Tensor):
-            fn = a._grad_fn if a._view_meta is None else None
-            if fn is not None:  # gradient_edge's common case, inline: a result of a recorded op
-                edges += (fn, a.output_nr)
-            else:
+            # gradient_edge, inline for the common cases: a result of a recorded op, a leaf
+            if a._view_meta is not None:
                 fn, nr = gradient_edge(a)
                 edges += (fn, nr)
+            elif a._grad_fn is not None:
+                fn = a._grad_fn
+                edges += (fn, a.output_nr)
+            elif a._requires_grad:
+                ref = a._accumulate_ref
+                fn = ref() if ref is not None else None
+                if fn is None:
+                    fn = AccumulateGrad(a)
+                    a._accumulate_ref = weakref.ref(fn)
+                edges += (fn, 0)
+            else:
+                fn = None
+                edges += (None, 0)
             data = a._data
             signature.append((data.shape, data.dtype, fn is not None))
         else:

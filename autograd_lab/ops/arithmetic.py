@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..dtypes import quiet as _quiet
+from ..dtypes import quiet_off, quiet_on
 from ..function import Function
 from ..tensor import Tensor
 from .comparison import where
@@ -192,6 +193,19 @@ def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def mul(a: Any, other: Any) -> Tensor:
     """``a * other``, elementwise with broadcasting (``torch.mul``)."""
+    if type(other) in (float, int) and type(a) is Tensor and a._data.dtype.kind == "f":
+        if not (grad_mode._state.enabled and (a._requires_grad or a._grad_fn is not None
+                                             or a._base is not None)):
+            # nothing to record (the optimizer's lr * p.grad): the kernel alone, in a's dtype as
+            # PyTorch's (NumPy takes a Python number in the array's dtype, as PyTorch a wrapped number)
+            token = quiet_on()
+            try:
+                return Tensor._make(np.multiply(a._data, other))
+            finally:
+                quiet_off(token)
+        number = Tensor._make(np.asarray(other, a._data.dtype))  # as_operand's, for a known number
+        number._wrapped_number = other
+        return Mul.apply(a, number)
     return Mul.apply(*binary_operands(a, other))
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..dtypes import quiet as _quiet
+from ..dtypes import quiet_off, quiet_on
 from ..function import FREED_MESSAGE, Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
@@ -274,8 +274,9 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
         return False
     if type(other) is Tensor:
         o = other._data
-        if o.dtype != data.dtype or o.shape != data.shape or np.may_share_memory(o, data):
-            return False
+        if o.dtype != data.dtype or o.shape != data.shape or o is data or (
+                (o.base is not None or data.base is not None) and np.may_share_memory(o, data)):
+            return False  # (two arrays that own their memory share none)
         needs_grad = other._requires_grad or other._grad_fn is not None or other._base is not None
     elif type(other) in (float, int):
         o, needs_grad = other, False
@@ -283,8 +284,11 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
         return False
     if grad_mode._state.enabled and (needs_grad or t._requires_grad or t._grad_fn is not None):
         return False  # recorded: the general path
-    with _quiet():
+    token = quiet_on()
+    try:
         ufunc(data, o, out=data)
+    finally:
+        quiet_off(token)
     t._version_counter.value += 1
     return True
 
