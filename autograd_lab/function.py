@@ -535,6 +535,9 @@ class Function:
     # the hottest ops, apply the same rule inline, with ctx.needs_input_grad)
     saved_for: ClassVar[tuple[tuple[int, ...], ...]] = ()
     _kept: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]]  # saved_for worked out per needs_input_grad
+    # what forward sets on ctx in the common case, as defaults of the node class: a node with nothing
+    # else set on it gets no __dict__ (AddBackward0's alpha of 1)
+    node_defaults: ClassVar[dict[str, Any]] = {}
     _backward_cls: ClassVar[type[BackwardNode]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -543,7 +546,7 @@ class Function:
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls._backward_cls = type(
             name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,
-                                    "__qualname__": name, "__slots__": ()}
+                                    "__qualname__": name, "__slots__": (), **cls.node_defaults}
         )
 
     @staticmethod

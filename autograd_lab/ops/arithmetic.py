@@ -42,6 +42,12 @@ def _scaled(b: Tensor, alpha: Any) -> Tensor:
     return b if alpha == 1 else Tensor._make(b._data * alpha)
 
 
+def _same_dtype_or_cast(out: np.ndarray, a: Tensor, b: Tensor) -> np.ndarray:
+    """``cast(out, a, b)``, without asking promotion in the common case of one dtype everywhere."""
+    dt = a._data.dtype
+    return out if out.dtype is dt and b._data.dtype is dt else cast(out, a, b)
+
+
 def _check_alpha(a: Tensor, b: Tensor, alpha: Any) -> None:
     """PyTorch's rules for ``alpha``: no float alpha for integral tensors, no bool alpha for others."""
     kind = result_dtype(a, b).kind
@@ -56,11 +62,13 @@ class Add(Function):
     """``a + alpha * b``: ``alpha`` is applied inside the node (no multiplication node of its own)."""
 
     node_name = "AddBackward0"
+    node_defaults = {"alpha": 1, "_saved_alpha": 1}  # (set on the node only when another)
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
-        ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
+        if type(alpha) is not int or alpha != 1:
+            ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(_same_dtype_or_cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -97,11 +105,13 @@ class Sub(Function):
     """``a - alpha * b``: ``alpha`` is applied inside the node (no multiplication node of its own)."""
 
     node_name = "SubBackward0"
+    node_defaults = {"alpha": 1, "_saved_alpha": 1}
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
-        ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
+        if type(alpha) is not int or alpha != 1:
+            ctx.alpha = ctx._saved_alpha = alpha
+        return Tensor._make(_same_dtype_or_cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
