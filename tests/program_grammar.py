@@ -569,9 +569,15 @@ def run(prog: Program, lib, saved_names: dict | None = None) -> list[dict]:
 
 def _of_grad(t, data: np.ndarray, grads: list) -> bool:
     """Whether ``t`` is, or shares memory with, a gradient autograd.grad returned (an empty tensor,
-    which shares no memory: when it is one of them or a view of one)."""
-    base = getattr(t, "_base", None)
-    return any(t is g or base is g or np.shares_memory(data, np.asarray(g.detach().numpy())) for g in grads)
+    which shares no memory: when it is one of them or a view of the same base; a view's ``_base`` is the
+    root, which in PyTorch may be the gradient's own base)."""
+
+    def root(x):
+        base = getattr(x, "_base", None)
+        return x if base is None else base
+
+    return any(t is g or root(t) is root(g) or np.shares_memory(data, np.asarray(g.detach().numpy()))
+               for g in grads)
 
 
 # ---------------------------------------------------------------------------------------------------

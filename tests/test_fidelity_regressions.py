@@ -376,3 +376,34 @@ def test_a_tie_gets_one_where_per_side_as_pytorch():
         return left.next_functions[0][0] is right.next_functions[0][0], graph_names(g)
 
     assert shared(al) == shared(torch)
+
+
+EXPANDED_WRITES = {
+    "fill_": lambda m, e: e.fill_(2.0), "zero_": lambda m, e: e.zero_(),
+    "fill_ of a tensor": lambda m, e: e.fill_(m.tensor(3.0)), "copy_": lambda m, e: e.copy_(m.ones(3, 4)),
+    "add_": lambda m, e: e.add_(1), "setitem": lambda m, e: e.__setitem__(0, 5.0),
+    "clamp_": lambda m, e: e.clamp_(0, 1),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(EXPANDED_WRITES))
+def test_fill_and_zero_write_an_expanded_tensor_as_pytorch(name):
+    """PyTorch lets fill_ and zero_ write a tensor whose elements repeat in memory (each repeat gets
+    the same value) and refuses every other in-place op; with autograd, backward through the
+    CopySlices it recorded refuses."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        base = m.zeros(3, 1)
+        error = _error(lambda: EXPANDED_WRITES[name](m, base.expand(3, 4)))
+        return error, base.flatten().tolist()
+
+    def recorded(m):
+        base = m.zeros(3, 1, requires_grad=True) * 1
+        e = base.expand(3, 4)
+        return _error(lambda: EXPANDED_WRITES[name](m, e)), _error(lambda: base.sum().backward())
+
+    assert run(al) == run(torch)
+    assert recorded(al) == recorded(torch)

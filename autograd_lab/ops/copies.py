@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
-from .inplace import _dense, inplace
+from .inplace import _dense, fill_inplace, inplace
 from .promotion import as_operand
 
 
@@ -176,7 +176,12 @@ def fill_(t: Tensor, value: Any) -> Tensor:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         return inplace(t, fill_with, value)
-    return inplace(t, lambda s: fill_like(s, value))
+    return fill_inplace(t, lambda s: fill_like(s, value))  # (an expanded t too, as PyTorch)
+
+
+def zero_(t: Tensor) -> Tensor:
+    """``t.zero_()``: every element of ``t`` set to 0, in place (an expanded ``t`` too, as PyTorch)."""
+    return fill_inplace(t, zero_like)
 
 
 class Copy(Function):

@@ -69,6 +69,9 @@ class CopySlices(Node):
         inside = np.zeros(int(np.prod(shape)), dtype=bool)
         inside[index.reshape(-1)] = True
         self._inside = inside.reshape(shape)
+        # a view whose elements repeat in memory (zero_ of an expand): PyTorch's backward writes the
+        # gradient into it and refuses
+        self._repeats = int(np.count_nonzero(inside)) != index.size
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's C++ name, as AccumulateGrad's
@@ -76,6 +79,8 @@ class CopySlices(Node):
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         if self.__dict__.get("_released"):
             raise RuntimeError(FREED_MESSAGE)
+        if self._repeats:
+            raise RuntimeError(REPEATS_MESSAGE)
         grad = grad_outputs[0]
         if grad is None:
             return (None,) * len(self._next_functions)
@@ -158,7 +163,8 @@ def _check_view_inplace(t: Tensor, base: Tensor) -> None:
         )
 
 
-def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict) -> Tensor:
+def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict,
+                     repeats_ok: bool = False) -> Tensor:
     """``op`` applied in place to the view ``t``, recorded on its base as ``CopySlices``."""
     _check_view_inplace(t, base)
     index = view_index(t._data, base._data)
@@ -173,7 +179,7 @@ def _inplace_on_view(t: Tensor, base: Tensor, op: Callable[..., Tensor], args: t
     first = fn.next_functions[0][0] if fn is not None and fn.next_functions else None
     if fn is None or fn._num_outputs != 1 or first is not old._grad_fn:
         raise RuntimeError(f"autograd_lab: {op} is not one node whose first input is the changed tensor")
-    _write(t, result._data)
+    _write(t, result._data, repeats_ok)
     t._version_counter.value += 1
     node = CopySlices(gradient_edge(base), index, base._data.shape, fn)
     _move_retained(base, node)
@@ -203,6 +209,12 @@ def _keep_saved_result(fn: Node, result: Tensor, t: Tensor) -> None:
             s.data, s.counter, s.version = t._data, t._version_counter, t._version_counter.value
             if t._base is not None:
                 s.producer = weakref.ref(t.grad_fn)
+
+
+REPEATS_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
 
 
 OVERLAP_MESSAGE = (
@@ -293,7 +305,16 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
     return True
 
 
-def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict | None = None) -> Tensor:
+def fill_inplace(t: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
+    """:func:`inplace` for ``fill_`` and ``zero_``, which PyTorch lets write a tensor whose elements repeat
+    in memory (an expanded one): every repeat gets the same value."""
+    if grad_mode.is_grad_enabled():
+        _check_inplace(t, args)
+    return apply_inplace(t, op, args, repeats_ok=True)
+
+
+def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dict | None = None, *,
+                  repeats_ok: bool = False) -> Tensor:
     """:func:`inplace` without the overlap check (for callers that check the written part only)."""
     kwargs = kwargs or {}
     if t._is_inference and not INFERENCE_MODE.enabled:
@@ -302,7 +323,7 @@ def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dic
     args_need = grad_on and any(isinstance(a, Tensor) and a.requires_grad for a in args)
     base = t._base
     if base is not None and grad_on and (args_need or t.requires_grad or base.requires_grad):
-        return _inplace_on_view(t, base, op, args, kwargs)
+        return _inplace_on_view(t, base, op, args, kwargs, repeats_ok)
     record = args_need or (grad_on and t.requires_grad)
     if record:
         if t.grad_fn is None and t._requires_grad:
@@ -314,7 +335,7 @@ def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dic
     else:
         with grad_mode.no_grad():
             result = op(t, *args, **kwargs)
-    _write(t, result._data)
+    _write(t, result._data, repeats_ok)
     t._version_counter.value += 1
     if record:
         _move_retained(t, result.grad_fn)
@@ -323,7 +344,7 @@ def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dic
     return t
 
 
-def _write(t: Tensor, values: np.ndarray) -> None:
+def _write(t: Tensor, values: np.ndarray, repeats_ok: bool = False) -> None:
     if values.shape != t._data.shape:
         raise RuntimeError(
             f"output with shape {_shape(t._data.shape)} doesn't match the broadcast shape "
@@ -338,11 +359,22 @@ def _write(t: Tensor, values: np.ndarray) -> None:
     if t._data.size == 0:  # nothing to write (an empty expanded view is read-only)
         return
     if not t._data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single "
-            "memory location. Please clone() the tensor before performing the operation."
-        )
+        alias = _writeable_alias(t) if repeats_ok else None
+        if alias is not None:
+            alias[...] = values
+            return
+        raise RuntimeError(REPEATS_MESSAGE)
     t._data[...] = values
+
+
+def _writeable_alias(t: Tensor) -> np.ndarray | None:
+    """A writeable array over ``t``'s memory, read from its base's (an expanded view is read-only in
+    NumPy); None when the base cannot give one."""
+    base = t._base
+    if base is None or not base._data.flags.writeable or not base._data.flags.c_contiguous:
+        return None
+    offset = t._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
+    return np.ndarray(t._data.shape, t._data.dtype, buffer=base._data, offset=offset, strides=t._data.strides)
 
 
 def _legacy(d: np.dtype) -> str:

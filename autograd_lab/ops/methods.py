@@ -185,7 +185,7 @@ METHODS: dict[str, Any] = {
     "contiguous": copies.contiguous,
     "copy_": inplace_of(copies.copy_from),
     "fill_": copies.fill_,
-    "zero_": inplace_of(copies.zero_like),
+    "zero_": copies.zero_,
     "equal": comparison.equal,
     "allclose": comparison.allclose,
     "isclose": comparison.isclose,
