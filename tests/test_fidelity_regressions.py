@@ -407,3 +407,39 @@ def test_fill_and_zero_write_an_expanded_tensor_as_pytorch(name):
 
     assert run(al) == run(torch)
     assert recorded(al) == recorded(torch)
+
+
+def _zero_signs(m):
+    z, o = (lambda *s: m.full(s, -0.0, dtype=m.float64)), (lambda *s: m.ones(*s, dtype=m.float64))
+    return [z(1) @ o(1), z(2, 1) @ o(1), z(1) @ o(1, 3), z(2, 1) @ o(1, 2), z(2, 2, 1) @ o(2, 1, 2),
+            z(3).cumsum(0), m.addmm(z(2, 2), z(2, 1), o(1, 2)),
+            m.nn.functional.linear(z(2, 1), o(3, 1), z(3))]
+
+
+@pytest.mark.torch
+def test_sums_start_from_zero_as_pytorch():
+    """PyTorch's dot and cumsum sum from 0.0 (a -0.0 term alone gives 0.0; 1 / it is inf, not -inf),
+    its addmm adds the bias to a one-term product that keeps -0.0."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for ours, theirs in zip(_zero_signs(al), _zero_signs(torch), strict=True):
+        np.testing.assert_array_equal(np.signbit(ours.numpy()), np.signbit(theirs.numpy()))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_of_rows_with_inf_and_nan_as_pytorch(dtype):
+    """The maximum is subtracted as it is: a row with +inf, or only -inf, is nan throughout (the
+    old replacement of a non-finite maximum by 0 gave -inf and 0 there)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    inf, nan = float("inf"), float("nan")
+    rows = [[0.0, 1.0, inf], [-inf, -inf, -inf], [-inf, 0.0, 1.0], [inf, inf, 1.0], [nan, 0.0, 1.0],
+            [-inf, -inf, 1.0], [inf, -inf, 0.0]]
+
+    def run(m):
+        x = m.tensor(rows, dtype=getattr(m, dtype))
+        return [f(x, -1).numpy() for f in (m.log_softmax, m.softmax)]
+
+    for ours, theirs in zip(run(al), run(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)

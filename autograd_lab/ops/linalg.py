@@ -55,7 +55,9 @@ class Dot(Function):
                 f"number of elements, but got {n} and {m} elements respectively"
             )
         ctx.save_for_backward(a, b)
-        return Tensor._make(np.asarray(cast(np.dot(a._data, b._data), a, b)))
+        out = np.asarray(cast(np.dot(a._data, b._data), a, b))
+        # PyTorch's dot sums from 0.0: a product of -0.0 alone gives 0.0 (adding 0.0 changes nothing else)
+        return Tensor._make(out + out.dtype.type(0) if out.dtype.kind == "f" else out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -345,7 +347,7 @@ class Addmm(Function):
         _check_product(m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(m1, m2)
-        return Tensor._make(_combine(a._data, m1._data @ m2._data, beta, alpha))
+        return Tensor._make(_combine(a._data, _mm(m1._data, m2._data), beta, alpha))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:

@@ -17,23 +17,27 @@ from .reduction import _dims, _unsqueeze_back
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    """log softmax with the maximum subtracted first; C-contiguous like PyTorch's result (which
-    decides whether a later ``reshape`` can be a view)."""
+    """log softmax with the maximum subtracted first, as PyTorch's kernel: ``x - max - log(sum(exp(x -
+    max)))`` (a row with +inf, or only -inf, gives nan there too); C-contiguous like PyTorch's result
+    (which decides whether a later ``reshape`` can be a view)."""
     if x.ndim == 0:  # a scalar is its own (one-element) row: the result keeps the shape ()
         return _stable_log_softmax(x.reshape(1), 0).reshape(())
     if x.size == 0:  # nothing to normalize (NumPy's max of an empty axis would raise)
         return np.empty_like(x, order="C")
     # the ufuncs' reduce: what np.max and np.sum call, without their Python wrappers (issue 17)
-    m = np.maximum.reduce(x, axis=dim, keepdims=True)
-    finite = np.isfinite(m)
-    if finite.all():  # the common case: nothing to replace, no inf or nan to warn about
-        shifted = x - m
-        out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
-    else:
-        m = np.where(finite, m, 0)
-        with _quiet():  # inf - inf and log(0) give nan and -inf, values (PyTorch does not warn)
-            shifted = x - m
-            out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+    shifted = x - np.maximum.reduce(x, axis=dim, keepdims=True)
+    out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+
+
+def _stable_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    """softmax as PyTorch's kernel computes it: ``exp(x - max)`` times ``1 / sum``."""
+    if x.ndim == 0:
+        return _stable_softmax(x.reshape(1), 0).reshape(())
+    if x.size == 0:
+        return np.empty_like(x, order="C")
+    e = np.exp(x - np.maximum.reduce(x, axis=dim, keepdims=True))
+    out = e * (1 / np.add.reduce(e, axis=dim, keepdims=True))
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
@@ -57,7 +61,7 @@ class Softmax(Function):
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
         ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
         dim = _wrap_dim(dim, a.ndim)
-        out = Tensor._make(np.exp(_stable_log_softmax(a._data, dim)).astype(a._data.dtype, copy=False))
+        out = Tensor._make(_stable_softmax(a._data, dim).astype(a._data.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 

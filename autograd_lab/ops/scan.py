@@ -38,7 +38,11 @@ class Cumsum(Function):
     def forward(ctx: Any, a: Tensor, dim: int, dtype: Any) -> Tensor:
         ctx.dim = dim
         x = _scan_input(a, dtype)
-        return Tensor._make(np.cumsum(x, axis=dim) if x.ndim else np.array(x, copy=True))
+        if not x.ndim:
+            return Tensor._make(np.array(x, copy=True))
+        out = np.cumsum(x, axis=dim)
+        # PyTorch's running sums start from 0.0, so never give -0.0 (NumPy's starts from the first term)
+        return Tensor._make(out + out.dtype.type(0) if out.dtype.kind == "f" else out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
