@@ -67,6 +67,8 @@ CASES = {
     # prod's exclusive products from the right (an input with a zero): a.narrow(1, n - 1).flip(), as
     # PyTorch's
     "prod with a zero": lambda m, x: (x[0] * m.tensor([1.0, 0.0, 1.0], dtype=m.float64)).prod(),
+    # min(dim) of a 0-d tensor: one scatter on the 0-d tensors (no unsqueeze, no sum back)
+    "min(dim) of a 0-d tensor": lambda m, x: x[0, 0].min(-1)[0],
 }
 
 

@@ -461,6 +461,7 @@ class _ExtremeDim(Function):
         if not keepdim:
             values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
         ctx.shape, ctx.dim, ctx.keepdim = data.shape, dim, keepdim
+        ctx.zero_d = not a._data.ndim
         indices = Tensor._make(idx.astype(np.int64))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)  # saved, so that a second backward raises once it is freed
@@ -475,7 +476,11 @@ class _ExtremeDim(Function):
             out = np.zeros(ctx.shape, grad._data.dtype)
             np.put_along_axis(out, idx, g, axis=ctx.dim)
             return Tensor._make(out.reshape(ctx.shape)), None, None
-        # PyTorch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad)
+        # PyTorch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad) (a 0-d input:
+        # on the 0-d tensors as they are)
+        if ctx.zero_d:
+            zeros = Tensor._make(np.zeros((), grad._data.dtype))
+            return ScatterSrc.apply(zeros, 0, _Data(indices), grad), None, None
         if not ctx.keepdim:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
         zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
