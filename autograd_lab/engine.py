@@ -454,7 +454,7 @@ def _make_grads(outputs: Sequence[Tensor], grads: Tensor | Sequence[Tensor | Non
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{t.dtype}"
                     )
-                g = Tensor._make(np.ones_like(t._data))
+                g = Tensor._make(np.ones(t._data.shape, t._data.dtype))  # (ones_like: a Python wrapper)
         else:
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=t._data.dtype))

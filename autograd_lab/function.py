@@ -421,11 +421,20 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
     return g
 
 
+_SUMMED_DIMS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+
 def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``sum_to_size`` on an array (the dims it sums; ``np.add.reduce`` is what ``np.sum`` calls)."""
-    lead = data.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
+    """``sum_to_size`` on an array (the dims it sums, worked out once per pair of shapes;
+    ``np.add.reduce`` is what ``np.sum`` calls)."""
+    key = (data.shape, shape)
+    dims = _SUMMED_DIMS.get(key)
+    if dims is None:
+        if len(_SUMMED_DIMS) > 4096:
+            _SUMMED_DIMS.clear()
+        lead = data.ndim - len(shape)
+        dims = _SUMMED_DIMS[key] = tuple(range(lead)) + tuple(
+            lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
     out = np.add.reduce(data, axis=dims, keepdims=True) if dims else data
     return out.reshape(shape)
 
