@@ -254,10 +254,7 @@ class BackwardNode(Node, FunctionCtx):
     _non_differentiable: tuple[Tensor, ...] = ()
 
     def __init__(self, edges: tuple, num_inputs: int, layout: tuple[tuple, tuple, tuple]) -> None:
-        self._sequence_nr = next(_sequence)  # Node.__init__, inlined (every recorded op)
-        self._edges = edges
-        if _anomaly["enabled"]:
-            self._forward_trace = _user_stack()
+        Node.__init__(self, edges)
         self._saved: tuple[SavedTensor | np.ndarray | None, ...] | None = _NOTHING_SAVED
         # which arguments are tensors, their shapes and dtypes, which need a gradient (see _layout)
         self._tensor_positions, self._input_meta, self.needs_input_grad = layout
