@@ -42,12 +42,6 @@ def _scaled(b: Tensor, alpha: Any) -> Tensor:
     return b if alpha == 1 else Tensor._make(b._data * alpha)
 
 
-def _same_dtype_or_cast(out: np.ndarray, a: Tensor, b: Tensor) -> np.ndarray:
-    """``cast(out, a, b)``, without asking promotion in the common case of one dtype everywhere."""
-    dt = a._data.dtype
-    return out if out.dtype is dt and b._data.dtype is dt else cast(out, a, b)
-
-
 def _check_alpha(a: Tensor, b: Tensor, alpha: Any) -> None:
     """PyTorch's rules for ``alpha``: no float alpha for integral tensors, no bool alpha for others."""
     kind = result_dtype(a, b).kind
@@ -68,7 +62,7 @@ class Add(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
         if type(alpha) is not int or alpha != 1:
             ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(_same_dtype_or_cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
+        return Tensor._make(cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -111,7 +105,7 @@ class Sub(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
         if type(alpha) is not int or alpha != 1:
             ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(_same_dtype_or_cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
+        return Tensor._make(cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -178,9 +172,7 @@ class Mul(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        out = _binary(np.multiply, a, b)
-        dt = a._data.dtype  # one dtype, the common case: nothing to cast
-        return Tensor._make(out if out.dtype is dt and b._data.dtype is dt else cast(out, a, b))
+        return Tensor._make(cast(_binary(np.multiply, a, b), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

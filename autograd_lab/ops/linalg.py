@@ -120,8 +120,7 @@ class Mm(Function):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
         ctx.save_for_backward(a, b)
         ctx.column_major = (_column_major(a), _column_major(b))
-        out = _mm(a._data, b._data)  # (one dtype, checked: NumPy's product keeps it)
-        return Tensor._make(out if out.dtype is a._data.dtype else cast(out, a, b))
+        return Tensor._make(cast(_mm(a._data, b._data), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -192,8 +191,7 @@ class Bmm(Function):
         ctx.save_for_backward(a, b)
         if empty:
             return Tensor._make(np.zeros((nb, n, p), b._data.dtype))
-        out = np.matmul(a._data, b._data)
-        return Tensor._make(out if out.dtype is a._data.dtype else cast(out, a, b))
+        return Tensor._make(cast(np.matmul(a._data, b._data), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -113,6 +113,11 @@ def binary_operands(a: Any, b: Any) -> tuple[Tensor, Tensor]:
 
 def cast(arr: np.ndarray, *operands: Tensor) -> np.ndarray:
     """Give ``arr`` (a NumPy result) the dtype PyTorch would give the op's result."""
+    if len(operands) == 2:  # the common case, two tensors and the result of one dtype: nothing to ask
+        a, b = operands
+        dt = arr.dtype
+        if type(a) is Tensor and type(b) is Tensor and a._data.dtype is dt and b._data.dtype is dt:
+            return arr
     want = result_dtype(*operands)
     return arr if arr.dtype == want else arr.astype(want)
 
