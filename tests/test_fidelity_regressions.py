@@ -445,3 +445,73 @@ def test_softmax_of_rows_with_inf_and_nan_as_pytorch(dtype):
 
     for ours, theirs in zip(run(al), run(torch)):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.torch
+def test_a_number_to_a_transposed_tensor_is_row_major_as_pytorch():
+    """``2.0 ** x.t()`` is laid out by rows in PyTorch (``x.t() ** 2`` keeps x's layout), which decides
+    whether a later reshape is a View or a ReshapeAlias (random program seed 701659)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        x = m.arange(12.0, dtype=m.float64).reshape(3, 2, 2).requires_grad_()
+        v = x.transpose(0, -1)
+        out = []
+        for y in (2.0 ** v, v ** 2, 2 ** v.mT):
+            out.append((y.stride(), y.reshape(y.shape).grad_fn.name(),
+                        y.matmul(y.mT).grad_fn.next_functions[0][0].next_functions[0][0].name()))
+        return out
+
+    assert run(al) == run(torch)
+
+
+def _index_layouts(m):
+    x = m.arange(60.0).reshape(3, 4, 5).transpose(1, 2)
+    p = m.arange(24.0).reshape(2, 3, 4).permute(1, 2, 0)
+    i2 = m.tensor([[0, 1], [2, 0]]).t()
+    mask = m.tensor([True, False, True, True, False])
+    return [x[[0, 2]], x[:, [0, 1]], x[..., [1, 0]], x[i2], x[:, i2], x[mask[:3]], x[:, mask],
+            x[[[0], [1]], :, [1, 2]], x[1:, [0, 1]], p[:, [0, 1]], p[[0, 1]], p[..., [1, 0]]]
+
+
+@pytest.mark.torch
+def test_index_results_are_laid_out_as_pytorch():
+    """PyTorch's index kernel lays its result out by the strides of the source and the index tensors
+    (a transposed source gives a transposed result), which decides whether a later reshape is a
+    View, a ReshapeAlias or a copy (random program seed 701536)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for ours, theirs in zip(_index_layouts(al), _index_layouts(torch), strict=True):
+        assert (ours.shape, ours.stride()) == (theirs.shape, theirs.stride())
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+    def graph(m):
+        x0 = m.tensor([[[0.0, -1.0], [1.0, -2.0], [-2.0, 0.0], [2.0, 1.0]]], requires_grad=True)
+        v3 = (x0.mT * 1.0)[[-1, -1]]
+        return [n.name() for n, _ in (v3 @ x0.pow(3)).grad_fn.next_functions[0][0].next_functions]
+
+    assert graph(al) == graph(torch)
+
+
+def _double_backward_through_copy_slices(m, shape):
+    x1, x2 = m.zeros(shape, dtype=m.float64), m.tensor(-1.0, dtype=m.float64, requires_grad=True)
+    v0 = x1.clone()
+    v0.view(-1).mul_(x2)
+    g1 = m.autograd.grad((v0 * v0).sum(), [x2], create_graph=True)[0]
+    names, todo = [], [g1.grad_fn]
+    while todo and len(names) < 8:
+        node = todo.pop(0)
+        names.append(node.name())
+        todo += [f for f, _ in node.next_functions if f is not None]
+    return names
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shape", [(2, 0, 4), (2, 1, 4)])
+def test_create_graph_through_copy_slices_of_an_empty_view_as_pytorch(shape):
+    """CopySlices' recorded backward clones the view's part of the gradient for an empty view too
+    (random program seed 702042), and the copy node is named as PyTorch's C++ one."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _double_backward_through_copy_slices(al, shape) == _double_backward_through_copy_slices(torch, shape)

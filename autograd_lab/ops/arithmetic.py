@@ -369,8 +369,8 @@ class RpowScalar(Function):
 
     @staticmethod
     def forward(ctx: Any, base: Any, b: Tensor) -> Tensor:
-        with _quiet():
-            out = Tensor._make(cast(np.power(base, b._data), b, base))
+        with _quiet():  # row-major whatever b's layout (PyTorch's pow(Scalar, Tensor) allocates it so)
+            out = Tensor._make(cast(np.power(base, b._data, order="C"), b, base))
         if out._data.dtype.kind != "f":
             out = Tensor._make(out._data)
         ctx.save_for_backward(b, out)

@@ -186,6 +186,7 @@ def zero_(t: Tensor) -> Tensor:
 
 class Copy(Function):
     node_name = "CopyBackwards"
+    node_defaults = {"name": lambda self: "torch::autograd::CopyBackwards"}  # PyTorch's C++ name
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, src: Tensor) -> Tensor:

@@ -372,8 +372,8 @@ class Index(Function):
     def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
         ctx.shape = a._data.shape
         _save_key(ctx, key)
-        try:  # (C-contiguous, as PyTorch's result: NumPy's can be transposed, e.g. for a[:, index])
-            return Tensor._make(np.ascontiguousarray(a._data[key]))
+        try:
+            return Tensor._make(_index_layout(a._data, key, a._data[key]))
         except IndexError as e:
             clipped = _clip_key(a._data.shape, key)
             if clipped is None:
@@ -385,6 +385,69 @@ class Index(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return _index_backward(grad, ctx.shape, _saved_key(ctx)), None
+
+
+def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
+    """``res`` (``src[key]``) laid out in memory as PyTorch's index kernel lays it out: row-major when
+    ``src`` and the index arrays are (the common case); else in the order of dimensions TensorIterator
+    picks from the strides of ``src`` (0 along the indexed dimensions) and of the index arrays (0 along
+    the others), which decides whether a later reshape is a view (random program seed 701536)."""
+    if src.flags.c_contiguous and all(k.flags.c_contiguous for k in key if isinstance(k, np.ndarray)):
+        return np.ascontiguousarray(res)
+    arrays, dims = [], []  # the index arrays (a mask as its coordinates) and the dims they index
+    d = 0
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            coords = np.nonzero(k)
+            arrays += coords
+            dims += range(d, d + k.ndim)
+            d += k.ndim
+        elif isinstance(k, np.ndarray):
+            arrays.append(k)
+            dims.append(d)
+            d += 1
+        else:
+            d += 1
+    bshape = np.broadcast_shapes(*(k.shape for k in arrays))
+    rest = [i for i in range(src.ndim) if i not in dims]
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    before = [i for i in rest if adjacent and i < dims[0]]
+    after = [i for i in rest if i not in before]
+    nb = len(bshape)
+    operands = [[src.strides[i] for i in before] + [0] * nb + [src.strides[i] for i in after]]
+    for k in arrays:
+        operands.append([0] * len(before) + list(np.broadcast_to(k, bshape).strides) + [0] * len(after))
+    shape = res.shape
+    if len(shape) != len(operands[0]):
+        return np.ascontiguousarray(res)
+
+    def should_swap(d0: int, d1: int) -> int:  # TensorIterator's reorder_dimensions
+        for strides in operands:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))  # the fastest dimension first
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    order = perm[::-1]  # the slowest first
+    if order == sorted(order):
+        return np.ascontiguousarray(res)
+    out = np.empty([shape[i] for i in order], res.dtype).transpose(np.argsort(order))
+    out[...] = res
+    return out
 
 
 def _save_key(ctx: Any, key: tuple) -> None:

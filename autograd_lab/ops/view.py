@@ -254,9 +254,13 @@ def view_index(view: np.ndarray, base: np.ndarray) -> np.ndarray:
 
 def _strided(index: np.ndarray) -> tuple[tuple, tuple, int] | None:
     """The size, stride and offset (in elements) of a strided view of a C-contiguous array that takes
-    the flat row-major positions ``index`` (None when no such view does)."""
+    the flat row-major positions ``index`` (None when no such view does; an empty one: row-major)."""
     if index.size == 0:
-        return None
+        steps, step = [], 1  # (PyTorch's contiguous strides: a size 0 counts as 1)
+        for n in reversed(index.shape):
+            steps.insert(0, step)
+            step *= max(n, 1)
+        return index.shape, tuple(steps), 0
     offset = int(index.flat[0])
     steps = tuple(int(np.take(index, 1, axis=k).flat[0]) - offset if n > 1 else 0
                   for k, n in enumerate(index.shape))
