@@ -577,14 +577,16 @@ class Function:
                     return _record(cls, args, kwargs)
         # Nothing to record (as in every backward formula without create_graph): the forward alone.
         out = _run_forward(cls, _ForwardOnlyCtx(len(args)), args, kwargs)
-        off = not _GRAD.enabled  # views made in no_grad mode must not change in place
+        if _GRAD.enabled:  # (a view of a view made in no_grad mode is one too: _view inherits it)
+            return out
+        # views made in no_grad mode must not change in place in grad mode
         if type(out) is Tensor:
             if out._view_meta is not None:
-                out._view_meta.no_grad = off
+                out._view_meta.no_grad = True
             return out
         for o in out if isinstance(out, tuple) else (out,):
             if isinstance(o, Tensor) and o._view_meta is not None:
-                o._view_meta.no_grad = off
+                o._view_meta.no_grad = True
         return out
 
 
@@ -652,8 +654,6 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
 
 def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:
     """Make ``o`` the output ``nr`` of ``node`` (its ``grad_fn``), unless its dtype has no gradient."""
-    if o._view_meta is not None:
-        o._view_meta.no_grad = False  # made by an op recorded in grad mode
     if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
         return
     o._grad_fn = node

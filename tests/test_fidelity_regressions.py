@@ -514,4 +514,31 @@ def test_create_graph_through_copy_slices_of_an_empty_view_as_pytorch(shape):
     (random program seed 702042), and the copy node is named as PyTorch's C++ one."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
-    assert _double_backward_through_copy_slices(al, shape) == _double_backward_through_copy_slices(torch, shape)
+    ours = _double_backward_through_copy_slices(al, shape)
+    assert ours == _double_backward_through_copy_slices(torch, shape)
+
+
+def _in_place_on_views_of_no_grad_views(m):
+    out = []
+    for case in ("expand", "view", "gradient"):
+        x0 = m.tensor([0.0], dtype=m.float64, requires_grad=True)
+        base = m.ones(1, 1, dtype=m.float64)
+        if case == "gradient":  # sum's gradient: an expand made by backward, in no_grad mode
+            view = m.autograd.grad(x0.sum(), x0, retain_graph=True)[0].squeeze(0)
+        else:
+            with m.no_grad():
+                v = base.expand(1, 1) if case == "expand" else base.view(1, 1)
+            view = v.view(1)  # made in grad mode, of a view made in no_grad mode
+        out.append(_error(lambda view=view, x0=x0: view.mul_(x0)))
+    return out
+
+
+@pytest.mark.torch
+def test_a_view_of_a_no_grad_view_is_one_too_as_pytorch():
+    """PyTorch propagates a view's creation in no_grad mode to the views made of it, in any mode: an
+    in-place op with grad on them raises its no_grad-view error (random program seed 800203)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _in_place_on_views_of_no_grad_views(al)
+    assert ours == _in_place_on_views_of_no_grad_views(torch)
+    assert all(e is not None and "no_grad mode" in e[1] for e in ours), ours

@@ -26,7 +26,8 @@ def _view(a: Tensor, arr: np.ndarray) -> Tensor:
     t = Tensor._make(arr)
     t._version_counter = a._version_counter
     t._base = a._base if a._base is not None else a
-    t._view_meta = ViewMeta(a._version_counter.value, False)  # Function.apply sets no_grad
+    # made in no_grad mode (Function.apply sets it), or a view of such a view (PyTorch propagates it)
+    t._view_meta = ViewMeta(a._version_counter.value, a._view_meta is not None and a._view_meta.no_grad)
     if a._view_meta is not None and a._view_meta.multi is not None:  # a view of split's output
         t._view_meta.multi = (None, 0)  # can no more change in place (named by its own node)
     t._is_inference = a._is_inference  # views of inference tensors are inference tensors, others not
