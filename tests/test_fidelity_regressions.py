@@ -4,6 +4,7 @@ values, and the errors, each compared with PyTorch's."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -542,3 +543,63 @@ def test_a_view_of_a_no_grad_view_is_one_too_as_pytorch():
     ours = _in_place_on_views_of_no_grad_views(al)
     assert ours == _in_place_on_views_of_no_grad_views(torch)
     assert all(e is not None and "no_grad mode" in e[1] for e in ours), ours
+
+
+def _powers(m, exponent, dtype):
+    x = m.tensor([-0.0, 0.0, -float("inf"), float("inf"), -2.0, 4.0, 0.25], dtype=dtype, requires_grad=True)
+    y = x ** exponent
+    y.sum().backward()
+    return y.detach().numpy(), x.grad.numpy()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("exponent", [0.5, -0.5, 3, -2, 2, -1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_powers_pytorch_computes_otherwise_as_pytorch(exponent, dtype):
+    """PyTorch computes x ** -0.5 as 1 / sqrt(x) (-0.0 gives -inf; -inf nan), x ** 3 as x*x*x and
+    x ** -2 as 1 / (x*x); x ** 0.5's derivative takes x ** -0.5 (random program seed 1201430)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _powers(al, exponent, getattr(al, dtype))
+    theirs = _powers(torch, exponent, getattr(torch, dtype))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
+def _double_backward_of_row_times_column(m, shape):
+    x = m.arange(1.0, 1.0 + math.prod(shape), dtype=m.float64).reshape(shape).requires_grad_()
+    y = x.mm(x.t())
+    g = m.autograd.grad((y * y).sum(), [x], create_graph=True)[0]
+    names, todo = [], [g.grad_fn]
+    while todo and len(names) < 10:
+        node = todo.pop(0)
+        names.append((node.name(), tuple(f.name() for f, _ in node.next_functions if f is not None)))
+        todo += [f for f, _ in node.next_functions if f is not None]
+    return names
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shape", [(1, 3), (2, 1), (2, 3)])
+def test_mm_of_a_transposed_row_is_column_major_as_pytorch(shape):
+    """x.t() of a 1xn row has strides (1, 1) in PyTorch: column-major, so mm's derivative for it is
+    the transpose of a product (TBackward0 of TBackward0 under create_graph; seed 1000323)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _double_backward_of_row_times_column(al, shape)
+    assert ours == _double_backward_of_row_times_column(torch, shape)
+
+
+@pytest.mark.torch
+def test_linear_of_an_empty_batch_as_pytorch():
+    """A 3-D input with no features: the batch is flattened by its size, not by -1, which cannot be
+    inferred for 0 elements (seed 902074)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        x = m.zeros((1, 2, 0), dtype=m.float64, requires_grad=True)
+        w, b = m.zeros((1, 0), dtype=m.float64), m.zeros(1, dtype=m.float64)
+        return [(tuple(y.shape), y.grad_fn.name()) for y in (m.nn.functional.linear(x, w),
+                                                            m.nn.functional.linear(x, w, b))]
+
+    assert run(al) == run(torch)

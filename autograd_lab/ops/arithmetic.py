@@ -326,6 +326,13 @@ class PowScalar(Function):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
         with _quiet():
+            if a._data.dtype.kind == "f" and exponent in (-0.5, 3, -2) and type(exponent) is not bool:
+                # PyTorch's kernel for these: 1 / sqrt(x) (-0.0 gives -inf, -inf nan), x*x*x, 1 / (x*x)
+                # (the last bits of float32 results as PyTorch's, where NumPy's power differs)
+                d = a._data
+                out = (np.reciprocal(np.sqrt(d)) if exponent == -0.5 else d * d * d if exponent == 3
+                       else np.reciprocal(d * d))
+                return Tensor._make(out)
             return Tensor._make(cast(np.power(a._data, exponent), a, exponent))
 
     @staticmethod

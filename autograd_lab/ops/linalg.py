@@ -152,9 +152,10 @@ def _mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _column_major(t: Tensor) -> bool:
     """Whether a matrix is laid out by columns (a transpose), as PyTorch tests it on its strides: 1
-    along the rows, the number of rows along the columns. (A C-contiguous one: only a 1x1 or 1x0.)"""
+    along the rows, the number of rows along the columns (x.t() of a 1xn row is one: NumPy keeps the
+    stride of a dimension of size 1, as PyTorch)."""
     d = t._data
-    if d.flags.c_contiguous:
+    if d.size == 0 and d.flags.c_contiguous:  # (NumPy's strides of an empty array are 0: PyTorch's 1x0)
         return d.shape[0] == 1 and d.shape[1] <= 1
     return d.strides[0] == d.itemsize and d.strides[1] == d.itemsize * d.shape[0]
 

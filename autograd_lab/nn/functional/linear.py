@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ...dtypes import scalar_type_name
 from ...ops import linalg
 from ...ops.view import UnsafeView
@@ -39,10 +41,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if input.ndim <= 2:
             return linalg.matmul(input, weight.t())
         batch = input.shape[:-1]
-        out = linalg.mm(input.reshape(-1, input.shape[-1]), weight.t())
+        out = linalg.mm(input.reshape(math.prod(batch), input.shape[-1]), weight.t())
         return UnsafeView.apply(out, (*batch, weight.shape[0]))
     if input.ndim == 2:
         return linalg.Addmm.apply(bias, input, weight.t(), 1, 1)
     batch = input.shape[:-1]
-    out = linalg.Addmm.apply(bias, input.reshape(-1, input.shape[-1]), weight.t(), 1, 1)
+    out = linalg.Addmm.apply(bias, input.reshape(math.prod(batch), input.shape[-1]), weight.t(), 1, 1)
     return out.view(*batch, weight.shape[0])
