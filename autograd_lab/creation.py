@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes
 from .dtypes import size_arg
 from .ops.copies import fill_like
-from .ops.inplace import inplace
+from .ops.inplace import empty_preserving, inplace
 from .ops.promotion import _promote, scalar_dtype
 from .random import Generator, _generator
 from .tensor import Tensor, _to_array
@@ -149,20 +149,29 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool =
     return _new(np.full(size_arg((size,)), fill_value, dtype=dtype_np), requires_grad)
 
 
+def _filled_like(t: Tensor, value: Any, dtype: Any) -> np.ndarray:
+    """``value`` in an array laid out as ``t`` (PyTorch's ``preserve_format``: a transposed tensor's
+    ``zeros_like`` is transposed too, which decides whether a later ``contiguous()`` copies)."""
+    out = empty_preserving(t._data, _dtype(dtype, t._data.dtype))
+    if value is not None:
+        out.fill(value)
+    return out
+
+
 def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(np.zeros(t._data.shape, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+    return _new(_filled_like(t, 0, dtype), requires_grad)
 
 
 def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(np.ones(t._data.shape, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+    return _new(_filled_like(t, 1, dtype), requires_grad)
 
 
 def empty_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(np.empty(t._data.shape, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+    return _new(_filled_like(t, None, dtype), requires_grad)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(np.full(t._data.shape, fill_value, dtype=_dtype(dtype, t._data.dtype)), requires_grad)
+    return _new(_filled_like(t, fill_value, dtype), requires_grad)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
@@ -224,12 +233,23 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None) -
     return Tensor._make(arr.astype(_dtype(dtype, np.dtype(np.int64))))
 
 
+def _random_like(t: Tensor, drawn: Tensor) -> Tensor:
+    """``drawn`` (samples in row-major order) laid out as ``t``, the samples in ``t``'s memory order, as
+    PyTorch fills ``rand_like`` of a transposed tensor."""
+    if t._data.flags.c_contiguous:
+        return drawn
+    out = empty_preserving(t._data, drawn._data.dtype)
+    order = sorted(range(out.ndim), key=lambda d: -out.strides[d])  # slowest first
+    out.transpose(order)[...] = drawn._data.reshape([out.shape[d] for d in order])
+    return Tensor._make(out)
+
+
 def randn_like(t: Tensor, *, generator: Generator | None = None, dtype: Any = None) -> Tensor:
-    return randn(t.shape, generator=generator, dtype=dtype or t.dtype)
+    return _random_like(t, randn(t.shape, generator=generator, dtype=dtype or t.dtype))
 
 
 def rand_like(t: Tensor, *, generator: Generator | None = None, dtype: Any = None) -> Tensor:
-    return rand(t.shape, generator=generator, dtype=dtype or t.dtype)
+    return _random_like(t, rand(t.shape, generator=generator, dtype=dtype or t.dtype))
 
 
 def normal(mean: float, std: float, size: Any, *, generator: Generator | None = None) -> Tensor:

@@ -603,3 +603,26 @@ def test_linear_of_an_empty_batch_as_pytorch():
                                                             m.nn.functional.linear(x, w, b))]
 
     assert run(al) == run(torch)
+
+
+def _like_layouts(m):
+    x = m.arange(6.0).reshape(2, 3).t()
+    makers = (m.zeros_like, m.ones_like, m.empty_like, m.rand_like, m.randn_like,
+              lambda t: m.full_like(t, 2.0), lambda t: t.clone())
+    strides = [tuple(f(t).stride()) for f in makers for t in (x, x[::2], x.expand(2, 3, 2))]
+    m.manual_seed(0)
+    drawn = m.rand_like(x).tolist()
+    z = m.zeros_like(x)
+    z[x > 2] = 1.0
+    return strides, drawn, z.contiguous()._version
+
+
+@pytest.mark.torch
+def test_like_and_clone_keep_the_layout_as_pytorch():
+    """``*_like`` and ``clone`` lay their result out as the input (PyTorch's preserve_format: a
+    transposed input gives a transposed result, a strided one a dense one in its order of dimensions),
+    rand_like's samples fill memory in order, and ``contiguous()`` of a transposed result copies
+    (seed 1401512: its version stayed 1)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _like_layouts(al) == _like_layouts(torch)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
-from .inplace import _dense, fill_inplace, inplace
+from .inplace import _dense, empty_preserving, fill_inplace, inplace
 from .promotion import as_operand
 
 
@@ -86,7 +86,9 @@ class Clone(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, order: str = "K") -> Tensor:
         if order == "K" and not _dense(a._data):  # PyTorch's preserve_format: an expanded or strided
-            order = "C"  # tensor's clone is contiguous
+            out = empty_preserving(a._data)  # tensor's clone is dense, its dimensions in a's order
+            out[...] = a._data
+            return Tensor._make(out)
         return Tensor._make(np.array(a._data, copy=True, order=order))
 
     @staticmethod

@@ -21,7 +21,15 @@ from ..function import FREED_MESSAGE, Function
 from ..tensor import Tensor
 from .comparison import masked_fill
 from .copies import copy_from, fill_with
-from .inplace import CopySlices, apply_inplace, check_no_partial_overlap, inplace, recorded_copy_slices
+from .inplace import (
+    CopySlices,
+    apply_inplace,
+    check_no_partial_overlap,
+    dense_order,
+    empty_in_order,
+    inplace,
+    recorded_copy_slices,
+)
 from .promotion import as_operand, broadcast_shape
 from .view import Alias, Unsqueeze, View, _view, expand
 
@@ -417,35 +425,10 @@ def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
     operands = [[src.strides[i] for i in before] + [0] * nb + [src.strides[i] for i in after]]
     for k in arrays:
         operands.append([0] * len(before) + list(np.broadcast_to(k, bshape).strides) + [0] * len(after))
-    shape = res.shape
-    if len(shape) != len(operands[0]):
-        return np.ascontiguousarray(res)
-
-    def should_swap(d0: int, d1: int) -> int:  # TensorIterator's reorder_dimensions
-        for strides in operands:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape) - 1, -1, -1))  # the fastest dimension first
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    order = perm[::-1]  # the slowest first
+    order = dense_order(res.shape, *operands) if res.ndim == len(operands[0]) else []
     if order == sorted(order):
         return np.ascontiguousarray(res)
-    out = np.empty([shape[i] for i in order], res.dtype).transpose(np.argsort(order))
+    out = empty_in_order(res.shape, order, res.dtype)
     out[...] = res
     return out
 

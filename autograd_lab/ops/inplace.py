@@ -234,6 +234,50 @@ def _dense(a: np.ndarray) -> bool:
     return True
 
 
+def dense_order(shape: tuple[int, ...], *operand_strides: tuple[int, ...]) -> list[int]:
+    """The dimensions of a new result, slowest in memory first, as PyTorch orders them from its
+    operands' strides (TensorIterator's ``reorder_dimensions``, ``infer_dense_strides``): an insertion
+    sort by stride, the first operand deciding, a 0 stride saying nothing, equal strides ordered by size."""
+    def should_swap(d0: int, d1: int) -> int:
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))  # the fastest dimension first
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
+def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.ndarray:
+    """A new array of ``shape`` whose dimensions lie in memory in ``order`` (slowest first)."""
+    if order == sorted(order):
+        return np.empty(shape, dtype)
+    return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
+
+
+def empty_preserving(a: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """A new array like ``a`` in PyTorch's ``preserve_format``: ``a``'s order of dimensions in memory,
+    dense (``empty_like``, ``zeros_like``, ``clone``: a transposed tensor gives a transposed one)."""
+    dtype = a.dtype if dtype is None else dtype
+    if a.flags.c_contiguous:
+        return np.empty(a.shape, dtype)
+    return empty_in_order(a.shape, dense_order(a.shape, a.strides), dtype)
+
+
 def check_no_partial_overlap(written: np.ndarray, inputs: tuple) -> None:
     """PyTorch's ``assert_no_partial_overlap``: an input that shares some, but not exactly all, of the
     memory an in-place op writes would be read after it changed. (As PyTorch, only dense tensors
