@@ -626,3 +626,78 @@ def test_like_and_clone_keep_the_layout_as_pytorch():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _like_layouts(al) == _like_layouts(torch)
+
+
+def _empty_index_with_indices_out_of_range(m, create_graph):
+    x = m.zeros((1, 0, 1), dtype=m.float64, requires_grad=True)
+    v = x[[0, 1], :, None]  # empty: PyTorch checks no index
+    loss = (v * v).sum()
+    (g,) = m.autograd.grad(loss, [x], create_graph=create_graph, retain_graph=True)
+    loss.backward()
+    return tuple(g.shape), tuple(x.grad.shape), _error(loss.backward)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_the_gradient_of_an_empty_index_checks_no_index_as_pytorch(create_graph):
+    """An empty ``x[[0, 1], :, None]`` takes indices out of range; its gradient places nothing and
+    checks none, and a second backward raises PyTorch's freed-graph error (seed 1701602)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _empty_index_with_indices_out_of_range(al, create_graph)
+    assert ours == _empty_index_with_indices_out_of_range(torch, create_graph)
+
+
+ZERO_D_REDUCTIONS = {
+    "amax": lambda x: x.amax(0), "amin": lambda x: x.amin(-1),
+    "amax_keepdim": lambda x: x.amax(0, keepdim=True),
+    "median": lambda x: x.median(0)[0], "max": lambda x: x.max(0)[0], "sort": lambda x: x.sort(0)[0],
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(ZERO_D_REDUCTIONS))
+def test_reductions_of_a_0d_tensor_along_dim_0_as_pytorch(name):
+    """amax(x, 0) of a 0-d x: PyTorch restores dim 0 as size 1 in backward, and the engine sums the
+    gradient back to the 0-d shape (SumBackward0 under create_graph; seed 1902500); median(x, 0)
+    scatters it (ScatterBackward0)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        x = m.tensor(0.5, dtype=m.float64, requires_grad=True)
+        y = ZERO_D_REDUCTIONS[name](x)
+        (g,) = m.autograd.grad((y * y).sum(), [x], create_graph=True)
+        (g2,) = m.autograd.grad(g.sum(), [x])
+        return tuple(y.shape), tuple(g.shape), graph_names(g), g.item(), g2.item()
+
+    assert run(al) == run(torch)
+
+
+def _linear_graphs(m):
+    w = m.arange(18.0).reshape(3, 6) / 5
+    inputs = {"row-major 3-D": m.arange(12.0).reshape(2, 1, 6),
+              "permuted": m.arange(12.0).reshape(6, 2, 1).permute(2, 1, 0),
+              "transposed 4-D": m.arange(24.0).reshape(1, 2, 6, 2).transpose(2, 3),
+              "4-D": m.arange(24.0).reshape(2, 1, 2, 6), "1-D": m.arange(6.0)}
+    out = []
+    for name, x in inputs.items():
+        for bias in (None, m.ones(3)):
+            for w_grad in (True, False):
+                xx, ww = x.detach().requires_grad_(), w.detach().requires_grad_(w_grad)
+                y = m.nn.functional.linear(xx, ww, bias)
+                y.sum().backward()
+                out.append((name, bias is None, w_grad, graph_names(y), y.detach().numpy().round(4).tolist(),
+                            xx.grad.numpy().round(4).tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_linear_records_as_pytorch_for_every_layout():
+    """Without a bias, linear is PyTorch's matmul (a batch not folded when the weight needs no gradient
+    and folding would copy: BmmBackward0, seed 2002103); with one, a non-row-major input gets the
+    matmul and an in-place add of the bias (AddBackward0)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for ours, theirs in zip(_linear_graphs(al), _linear_graphs(torch), strict=True):
+        assert ours == theirs

@@ -85,6 +85,8 @@ def _dim_1(arr: np.ndarray) -> np.ndarray:
 def _scatter(grad: np.ndarray, shape: tuple[int, ...], key: tuple, accumulate: bool) -> np.ndarray:
     """``grad`` placed at ``key`` into zeros of ``shape`` (added up at repeated indices: accumulate)."""
     out = np.zeros(shape, dtype=grad.dtype)
+    if grad.size == 0:  # nothing to place: PyTorch checks no index then (an empty a[key] took any)
+        return out
     if accumulate:
         np.add.at(out, key, grad)
     else:

@@ -70,6 +70,13 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(dims)) if ndim else ()  # a 0-d tensor has no dimension to reduce
 
 
+def _zero_d_dims(dim: Any, a: Tensor) -> tuple[int, ...]:
+    """``_dims``, but a 0-d tensor's dim 0, given, kept as ``(0,)``: PyTorch's backward of amax/amin
+    restores it as a dim of size 1 (then sums the gradient back to the 0-d shape)."""
+    dims = _dims(dim, a._data.ndim)
+    return (0,) if a._data.ndim == 0 and dim is not None and not _no_dims(dim) else dims
+
+
 def _no_dims(dim: Any) -> bool:
     """Whether ``dim`` is an empty sequence (``dim=()`` or ``dim=[]``)."""
     return not isinstance(dim, (int, np.integer)) and dim is not None and len(dim) == 0
@@ -541,7 +548,8 @@ class _Amax(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-        out = Tensor._make(np.asarray(cls.reduce(a._data, axis=dims, keepdims=keepdim)))
+        out = Tensor._make(np.asarray(cls.reduce(a._data, axis=dims if a._data.ndim else (),
+                                                 keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -552,7 +560,8 @@ class _Amax(Function):
         a, out = ctx.saved_tensors
         kept = out._data if ctx.keepdim else np.expand_dims(out._data, ctx.dims)
         mask = a._data == kept
-        count = np.add.reduce(mask, axis=ctx.dims, keepdims=True, dtype=np.int64)
+        # (amax(x, 0) of a 0-d x: the dim restored as size 1, as PyTorch's; backward sums it away)
+        count = np.add.reduce(mask, axis=ctx.dims if a._data.ndim else (), keepdims=True, dtype=np.int64)
         if not is_grad_enabled():  # no graph to build: the same, on the arrays
             g = grad._data.reshape(kept.shape)
             return Tensor._make((g / count.astype(g.dtype)) * mask), None, None
@@ -567,7 +576,7 @@ class Amax(_Amax):
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The largest values over ``dim`` (all if empty); ties share the gradient (``torch.amax``)."""
-    dims = _dims(dim, a._data.ndim)
+    dims = _zero_d_dims(dim, a)
     _check_reducible("amax", a, None if _no_dims(dim) else dim)
     return Amax.apply(a, dims, keepdim)
 
@@ -579,7 +588,7 @@ class Amin(_Amax):
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The smallest values over ``dim`` (all if empty); ties share the gradient (``torch.amin``)."""
-    dims = _dims(dim, a._data.ndim)
+    dims = _zero_d_dims(dim, a)
     _check_reducible("amin", a, None if _no_dims(dim) else dim)
     return Amin.apply(a, dims, keepdim)
 

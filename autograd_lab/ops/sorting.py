@@ -31,9 +31,7 @@ MedianResult = namedtuple("median", ["values", "indices"])
 def _select_back(grad: Tensor, idx: np.ndarray, shape: tuple[int, ...], dim: int, keepdim: bool) -> Tensor:
     """The gradient of values picked at ``idx`` along ``dim`` (sort, topk, median): each value's
     gradient goes to the element it was taken from, zeros elsewhere."""
-    if not shape:  # a 0-d input: its one element
-        return grad.reshape(())
-    if not keepdim:
+    if not keepdim and shape:  # (a 0-d input: its one element, scattered as it is, as PyTorch's)
         grad = grad.unsqueeze(dim)
         idx = np.expand_dims(idx, dim)
     zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))

@@ -6,7 +6,6 @@ import math
 
 from ...dtypes import scalar_type_name
 from ...ops import linalg
-from ...ops.view import UnsafeView
 from ...tensor import Tensor
 from ._node import (
     _short,
@@ -16,10 +15,10 @@ from ._node import (
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` (``torch.nn.functional.linear``).
 
-    Recorded as PyTorch records it: ``AddmmBackward0`` for a 2-D input with a bias, ``MmBackward0``
-    without; other ranks are flattened to 2-D and viewed back (``ViewBackward0`` with a bias,
-    ``UnsafeViewBackward0`` without). One small difference: a 1-D input without bias ends in
-    ``SqueezeBackward1`` where PyTorch shows ``SqueezeBackward4``.
+    Recorded as PyTorch records it: without a bias, ``matmul(input, weight.t())`` (which folds a batch
+    into one ``MmBackward0`` where it can); with one, ``AddmmBackward0`` for a 2-D input, a row-major
+    input of other ranks flattened to 2-D and viewed back (``ViewBackward0``), any other the matmul
+    with the bias added in place (``AddBackward0``).
     """
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(
@@ -37,14 +36,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_short(input)} != {_short(weight)}"
         )
-    if bias is None:
-        if input.ndim <= 2:
-            return linalg.matmul(input, weight.t())
-        batch = input.shape[:-1]
-        out = linalg.mm(input.reshape(math.prod(batch), input.shape[-1]), weight.t())
-        return UnsafeView.apply(out, (*batch, weight.shape[0]))
+    if bias is None:  # (matmul folds a batch into one mm where PyTorch's does: UnsafeViewBackward0)
+        return linalg.matmul(input, weight.t())
     if input.ndim == 2:
         return linalg.Addmm.apply(bias, input, weight.t(), 1, 1)
+    if not input._data.flags.c_contiguous:  # PyTorch: matmul, then the bias added in place
+        return linalg.matmul(input, weight.t()).add_(bias)
     batch = input.shape[:-1]
     out = linalg.Addmm.apply(bias, input.reshape(math.prod(batch), input.shape[-1]), weight.t(), 1, 1)
     return out.view(*batch, weight.shape[0])
