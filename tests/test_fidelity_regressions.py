@@ -701,3 +701,38 @@ def test_linear_records_as_pytorch_for_every_layout():
         pytest.skip("PyTorch is not installed")
     for ours, theirs in zip(_linear_graphs(al), _linear_graphs(torch), strict=True):
         assert ours == theirs
+
+
+def _prod_over_a_dim_of_one_with_zeros(m):
+    x0 = m.tensor([[0.0, 0.0, 0.0]], dtype=m.float64, requires_grad=True)
+    v1 = m.nn.functional.log_softmax(x0, dim=-2).prod(-2)  # zeros, over a dim of size 1
+    v2 = m.pow(x0 + 1, v1)
+    (g,) = m.autograd.grad((v2 * v2).sum(), [x0], create_graph=True)
+    (g2,) = m.autograd.grad(g.sum(), [x0])
+    return graph_names(g), g.tolist(), g2.tolist()
+
+
+@pytest.mark.torch
+def test_prod_over_a_dim_of_size_one_with_zeros_as_pytorch():
+    """prod's derivative where the input holds a zero, over a dim of size 1: PyTorch returns the
+    gradient itself (no multiplication by the exclusive products; seed 2301082)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _prod_over_a_dim_of_one_with_zeros(al) == _prod_over_a_dim_of_one_with_zeros(torch)
+
+
+@pytest.mark.torch
+def test_relu_passes_the_gradient_of_a_nan_as_pytorch():
+    """PyTorch's threshold_backward zeroes where the result is <= 0: a nan result passes its gradient
+    (``log(-1)`` then relu; seed 2101886), with and without create_graph."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        x = m.tensor([float("nan"), -1.0, 0.0, -0.0, 2.0, float("inf"), -float("inf")], requires_grad=True)
+        g = m.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+        m.relu(x).backward(g)
+        (gg,) = m.autograd.grad(m.relu(x), [x], -g, create_graph=True)
+        return x.grad.tolist(), gg.tolist(), np.signbit(gg.detach().numpy()).tolist()
+
+    assert run(al) == run(torch)

@@ -17,7 +17,7 @@ from ..dtypes import quiet as _quiet
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import _kept_where, masked_fill
+from .comparison import _zeroed_where, masked_fill
 from .inplace import inplace
 from .promotion import (
     _check_broadcast,
@@ -251,14 +251,15 @@ class Relu(Function):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         if not is_grad_enabled():  # no graph to build: ThresholdBackward's kernel, on the arrays
             (out,) = ctx.saved_arrays
-            return Tensor._make(_kept_where(out > 0, grad._data))
+            return Tensor._make(_zeroed_where(out <= 0, grad._data))
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out)
 
 
 class ThresholdBackward(Function):
-    """relu's derivative: ``grad`` where the result is positive, else 0. One node, recorded as
-    PyTorch's with ``create_graph=True``; its derivative by the result is 0 (relu' is flat)."""
+    """relu's derivative: 0 where the result is <= 0, else ``grad`` (a nan result passes it, as in
+    PyTorch's threshold_backward). One node, recorded as PyTorch's with ``create_graph=True``; its
+    derivative by the result is 0 (relu' is flat)."""
 
     node_name = "ThresholdBackwardBackward0"
     saved_names = ("self",)
@@ -267,7 +268,7 @@ class ThresholdBackward(Function):
     def forward(ctx: Any, grad: Tensor, result: Tensor) -> Tensor:
         ctx.save_for_backward(result)
         ctx._saved_threshold = 0
-        return Tensor._make(_kept_where(result._data > 0, grad._data))
+        return Tensor._make(_zeroed_where(result._data <= 0, grad._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:

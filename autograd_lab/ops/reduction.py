@@ -715,6 +715,8 @@ class ProdDim(Function):
         g = _unsqueeze_back(grad, dims, ctx.keepdim)
         if not np.any(a._data == 0):
             return g * (_unsqueeze_back(out, dims, ctx.keepdim) / a), None, None, None
+        if a._data.shape[ctx.dim] == 1:  # PyTorch's prod_safe_zeros_backward: nothing else to multiply
+            return g, None, None, None
         return g * _exclusive_products(a, ctx.dim), None, None, None
 
 
