@@ -736,3 +736,23 @@ def test_relu_passes_the_gradient_of_a_nan_as_pytorch():
         return x.grad.tolist(), gg.tolist(), np.signbit(gg.detach().numpy()).tolist()
 
     assert run(al) == run(torch)
+
+
+@pytest.mark.torch
+def test_pow_casts_the_base_to_the_results_dtype_for_the_exponents_gradient_as_pytorch():
+    """A float32 base to a float64 exponent tensor gives float64; the exponent's gradient takes the log
+    of the base cast to float64 first (ToCopyBackward0, and float64 values; seed 2301972)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        x0 = m.tensor([0.3, 2.0], dtype=m.float32, requires_grad=True)
+        x1 = m.tensor(-1.3, dtype=m.float64, requires_grad=True)
+        v1 = m.pow(x0, x1[None])
+        (g,) = m.autograd.grad((v1 * v1).sum(), [x1], create_graph=True)
+        (g2,) = m.autograd.grad(g.sum(), [x1])
+        return graph_names(g), g.item(), g2.item()
+
+    ours, theirs = run(al), run(torch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1:], theirs[1:], rtol=1e-12)

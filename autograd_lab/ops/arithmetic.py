@@ -364,7 +364,9 @@ class PowTensor(Function):
         grad_a = where(_const(b._data == 0), 0.0, grad * (b * a ** SubNumber.apply(b, 1)))
         # d(a^b)/db = a^b log(a); PyTorch takes it as 0 where a == 0 and b >= 0 (its where picks 0
         # over the log's -inf or nan there)
-        grad_b = grad * where(_const((a._data == 0) & (b._data >= 0)), 0.0, out * log(a))
+        # (the base cast to the result's dtype first, as PyTorch's pow_backward_exponent: ToCopyBackward0)
+        a_ = a if a._data.dtype == out._data.dtype else a.to(out.dtype)
+        grad_b = grad * where(_const((a._data == 0) & (b._data >= 0)), 0.0, out * log(a_))
         return grad_a, grad_b
 
 
