@@ -31,7 +31,8 @@ def main(argv: list[str]) -> int:
         "# Benchmark results",
         "",
         f"Made by `python -m benchmarks` on {time.strftime('%Y-%m-%d')}: Python {platform.python_version()}, "
-        f"NumPy {np.__version__}, {platform.machine()}, {_cores()} cores. Each line compares within one run.",
+        f"NumPy {np.__version__}, {platform.machine()} ({_cpu()}), {_cores()} cores. Each line compares within "
+        "one run; ratios between libraries move from machine to machine (PyTorch's most).",
         "",
         "| Benchmark | Measurement | Result |",
         "|---|---|---|",
@@ -61,6 +62,17 @@ def _cores() -> int:
     import os
 
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _cpu() -> str:
+    """The processor's model name (Linux), which the ratios depend on; else the platform's word."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown processor"
 
 
 if __name__ == "__main__":
