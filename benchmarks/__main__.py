@@ -31,8 +31,8 @@ def main(argv: list[str]) -> int:
         "# Benchmark results",
         "",
         f"Made by `python -m benchmarks` on {time.strftime('%Y-%m-%d')}: Python {platform.python_version()}, "
-        f"NumPy {np.__version__}, {platform.machine()} ({_cpu()}), {_cores()} cores. Each line compares within "
-        "one run; ratios between libraries move from machine to machine (PyTorch's most).",
+        f"NumPy {np.__version__}, {platform.machine()} ({_cpu()}), {_cores()} cores. Each line compares "
+        "within one run; ratios between libraries move from machine to machine (PyTorch's most).",
         "",
         "| Benchmark | Measurement | Result |",
         "|---|---|---|",
