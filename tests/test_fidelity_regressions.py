@@ -756,3 +756,28 @@ def test_pow_casts_the_base_to_the_results_dtype_for_the_exponents_gradient_as_p
     ours, theirs = run(al), run(torch)
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1:], theirs[1:], rtol=1e-12)
+
+
+def _pointwise_layouts(m):
+    t, o, e = m.ones(4, 3).t(), m.ones(3, 4), m.arange(4.0).reshape(2, 2)
+    p = m.ones(2, 3, 4).permute(2, 0, 1)
+    results = [t + o, o + t, t * 2, t + 1, m.ones(3, 1) + m.ones(1, 4), m.atan2(e, e.expand(2, 2, 2)),
+               e.expand(2, 2, 2) + e, t + m.ones(4), m.ones(4) + t, p * m.ones(4, 2, 3), m.ones(4, 2, 3) * p]
+    return [r.stride() for r in results]
+
+
+@pytest.mark.torch
+def test_pointwise_results_are_laid_out_as_pytorch():
+    """A binary op's result takes TensorIterator's layout: the first operand decides where the
+    operands' layouts disagree (NumPy mixes them), a broadcast dimension says nothing; which decides
+    whether linear of the result folds it (seed 2500853)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _pointwise_layouts(al) == _pointwise_layouts(torch)
+
+    def graph(m):
+        x0 = m.tensor([[-1.0], [-1.0]], dtype=m.float64, requires_grad=True)
+        v2 = m.where(x0 > 0, x0, x0).mm(x0.t())
+        return graph_names(m.nn.functional.linear(m.atan2(v2, v2.expand(2, *v2.shape)), v2))
+
+    assert graph(al) == graph(torch)

@@ -40,15 +40,6 @@ def _kept_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.bitwise_and(bits, np.negative(mask, dtype=ints)).view(values.dtype)
 
 
-def _zeroed_where(zero: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.where(zero, 0, values)`` bit for bit, as :func:`_kept_where` (the mask the other way: a nan
-    compares False both ways, so ``~(x <= 0)`` keeps it where ``x > 0`` would not)."""
-    ints = _SAME_SIZE_INT.get(values.itemsize) if values.dtype.kind == "f" else None
-    if ints is None or zero.shape != values.shape:
-        return np.where(zero, 0, values).astype(values.dtype, copy=False)
-    return np.bitwise_and(values.view(ints), np.subtract(zero, 1, dtype=ints)).view(values.dtype)
-
-
 def _grad_where(keep: np.ndarray, grad: Tensor) -> Tensor:
     """``where(keep, grad, 0)``: PyTorch's derivative of clamp and where (0 where not kept, even for an
     inf or nan gradient); under create_graph recorded as its ``WhereBackward0`` (grad, None)."""

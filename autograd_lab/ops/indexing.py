@@ -25,12 +25,10 @@ from .inplace import (
     CopySlices,
     apply_inplace,
     check_no_partial_overlap,
-    dense_order,
-    empty_in_order,
     inplace,
     recorded_copy_slices,
 )
-from .promotion import as_operand, broadcast_shape
+from .promotion import as_operand, broadcast_shape, dense_order, empty_in_order
 from .view import Alias, Unsqueeze, View, _view, expand
 
 

@@ -29,6 +29,7 @@ from ..dtypes import quiet_off, quiet_on
 from ..function import FREED_MESSAGE, Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
+from .promotion import dense_order, empty_in_order
 from .view import AsStrided, AsStridedScatter, _strided, as_strided, view_index
 
 
@@ -232,41 +233,6 @@ def _dense(a: np.ndarray) -> bool:
             return False
         step *= size
     return True
-
-
-def dense_order(shape: tuple[int, ...], *operand_strides: tuple[int, ...]) -> list[int]:
-    """The dimensions of a new result, slowest in memory first, as PyTorch orders them from its
-    operands' strides (TensorIterator's ``reorder_dimensions``, ``infer_dense_strides``): an insertion
-    sort by stride, the first operand deciding, a 0 stride saying nothing, equal strides ordered by size."""
-    def should_swap(d0: int, d1: int) -> int:
-        for strides in operand_strides:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape) - 1, -1, -1))  # the fastest dimension first
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
-
-
-def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.ndarray:
-    """A new array of ``shape`` whose dimensions lie in memory in ``order`` (slowest first)."""
-    if order == sorted(order):
-        return np.empty(shape, dtype)
-    return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
 
 
 def empty_preserving(a: np.ndarray, dtype: Any = None) -> np.ndarray:

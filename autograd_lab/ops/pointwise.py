@@ -17,7 +17,7 @@ from ..dtypes import quiet as _quiet
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import _zeroed_where, masked_fill
+from .comparison import _kept_where, masked_fill
 from .inplace import inplace
 from .promotion import (
     _check_broadcast,
@@ -27,6 +27,7 @@ from .promotion import (
     _need_tensors,
     _needing_grad,
     _not_implemented,
+    iterator_layout,
     result_dtype,
 )
 from .scalar import AddNumber, MulNumber
@@ -251,15 +252,16 @@ class Relu(Function):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         if not is_grad_enabled():  # no graph to build: ThresholdBackward's kernel, on the arrays
             (out,) = ctx.saved_arrays
-            return Tensor._make(_zeroed_where(out <= 0, grad._data))
+            return Tensor._make(_kept_where(out != 0, grad._data))  # (out >= 0 or nan: see below)
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out)
 
 
 class ThresholdBackward(Function):
     """relu's derivative: 0 where the result is <= 0, else ``grad`` (a nan result passes it, as in
-    PyTorch's threshold_backward). One node, recorded as PyTorch's with ``create_graph=True``; its
-    derivative by the result is 0 (relu' is flat)."""
+    PyTorch's threshold_backward; relu's result is never negative, so ``!= 0`` tests it, the mask the
+    fast way round). One node, recorded as PyTorch's with ``create_graph=True``; its derivative by the
+    result is 0 (relu' is flat)."""
 
     node_name = "ThresholdBackwardBackward0"
     saved_names = ("self",)
@@ -268,7 +270,7 @@ class ThresholdBackward(Function):
     def forward(ctx: Any, grad: Tensor, result: Tensor) -> Tensor:
         ctx.save_for_backward(result)
         ctx._saved_threshold = 0
-        return Tensor._make(_zeroed_where(result._data <= 0, grad._data))
+        return Tensor._make(_kept_where(result._data != 0, grad._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
@@ -764,7 +766,11 @@ class Atan2(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
         dt = _float_result(a, b)
-        return Tensor._make(np.asarray(np.arctan2(a._data.astype(dt), b._data.astype(dt))))
+        x, y = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
+        out = np.asarray(np.arctan2(x, y))
+        if not (x.flags.c_contiguous and y.flags.c_contiguous) and out.ndim > 1:
+            out = iterator_layout(out, x, y)
+        return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:

@@ -139,6 +139,59 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+# ------------------------------------------------------------------------- memory layouts of results
+def dense_order(shape: tuple[int, ...], *operand_strides: tuple[int, ...]) -> list[int]:
+    """The dimensions of a new result, slowest in memory first, as PyTorch orders them from its
+    operands' strides (TensorIterator's ``reorder_dimensions``, ``infer_dense_strides``): an insertion
+    sort by stride, the first operand deciding, a 0 stride saying nothing, equal strides ordered by size."""
+    def should_swap(d0: int, d1: int) -> int:
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))  # the fastest dimension first
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
+def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.ndarray:
+    """A new array of ``shape`` whose dimensions lie in memory in ``order`` (slowest first)."""
+    if order == sorted(order):
+        return np.empty(shape, dtype)
+    return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
+
+
+def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """``out`` (a NumPy result of ``inputs``, broadcast) laid out as PyTorch's TensorIterator lays out
+    the result: in :func:`dense_order` of the inputs' strides (the first input decides where they
+    disagree; NumPy mixes them). Row-major inputs give a row-major result either way: callers skip it."""
+    shape = out.shape
+    strides = []
+    for a in inputs:
+        lead = len(shape) - a.ndim
+        strides.append([0] * lead + [st if n == size else 0
+                                     for n, size, st in zip(a.shape, shape[lead:], a.strides)])
+    target = empty_in_order(shape, dense_order(shape, *strides), out.dtype)
+    if target.strides == out.strides:
+        return out
+    target[...] = out
+    return target
+
+
 # ------------------------------------------------------------------------- argument checks, shared by the ops
 
 
@@ -150,10 +203,13 @@ def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
         common = result_dtype(a, b)
         x, y = x.astype(common, copy=False), y.astype(common, copy=False)
     try:
-        return fn(x, y)  # (quiet: Function.apply runs every forward so)
+        out = fn(x, y)  # (quiet: Function.apply runs every forward so)
     except ValueError:
         broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
         raise
+    if x.flags.c_contiguous and y.flags.c_contiguous or out.ndim < 2:
+        return out
+    return iterator_layout(out, x, y)  # (a transposed or broadcast operand: PyTorch's layout)
 
 
 def _const(arr: np.ndarray) -> Tensor:
