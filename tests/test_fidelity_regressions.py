@@ -781,3 +781,30 @@ def test_pointwise_results_are_laid_out_as_pytorch():
         return graph_names(m.nn.functional.linear(m.atan2(v2, v2.expand(2, *v2.shape)), v2))
 
     assert graph(al) == graph(torch)
+
+
+REDUCTIONS_OF_A_PERMUTED_TENSOR = {
+    "sum": lambda y: y.sum(1), "sum keepdim": lambda y: y.sum(1, keepdim=True),
+    "sum 0, 2": lambda y: y.sum((0, 2)),
+    "mean": lambda y: y.mean(0), "amax": lambda y: y.amax(1), "prod": lambda y: y.prod(1),
+    "std": lambda y: y.std(1), "var": lambda y: y.var(1), "logsumexp": lambda y: y.logsumexp(1),
+    "max": lambda y: y.max(1)[0], "norm": lambda y: y.norm(dim=1), "cumsum": lambda y: y.cumsum(1),
+    "cumprod": lambda y: y.cumprod(1), "all": lambda y: (y > 0).all(1),
+    "count_nonzero": lambda y: y.count_nonzero(1),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(REDUCTIONS_OF_A_PERMUTED_TENSOR))
+def test_reductions_of_a_permuted_tensor_are_row_major_as_pytorch(name):
+    """A reduction's (and a scan's) result is row-major in PyTorch whatever the input's layout (NumPy's
+    follows the input's), so a later ``contiguous()`` records no copy (seed 2601472)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        y = m.arange(24.0, dtype=m.float64).reshape(2, 3, 4).permute(2, 1, 0).requires_grad_()
+        r = REDUCTIONS_OF_A_PERMUTED_TENSOR[name](y)
+        return r.stride(), r.contiguous() is r, np.asarray(r.detach().numpy(), dtype=float).round(6).tolist()
+
+    assert run(al) == run(torch)

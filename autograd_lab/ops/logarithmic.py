@@ -167,7 +167,7 @@ class Logsumexp(Function):
             out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
         if not keepdim:
             out = np.squeeze(out, axis=dims)
-        result = Tensor._make(np.asarray(out, dtype=x.dtype))
+        result = Tensor._make(np.asarray(out, dtype=x.dtype, order="C"))  # (row-major, as PyTorch's)
         ctx.save_for_backward(a, result)
         ctx.dims, ctx.keepdim = dims, keepdim
         return result

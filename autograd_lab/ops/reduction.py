@@ -70,6 +70,12 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(dims)) if ndim else ()  # a 0-d tensor has no dimension to reduce
 
 
+def _row_major(x: Any, dtype: Any = None) -> np.ndarray:
+    """A reduction's result as an array laid out by rows, as PyTorch's always is (NumPy's follows the
+    input's layout: the sum over a dim of a permuted tensor would be transposed)."""
+    return np.asarray(x, dtype=dtype, order="C")
+
+
 def _zero_d_dims(dim: Any, a: Tensor) -> tuple[int, ...]:
     """``_dims``, but a 0-d tensor's dim 0, given, kept as ``(0,)``: PyTorch's backward of amax/amin
     restores it as a dim of size 1 (then sums the gradient back to the 0-d shape)."""
@@ -113,7 +119,7 @@ class Sum(Function):
         if dtype is None and data.dtype.kind in "bui":
             dtype = np.int64  # PyTorch sums integers and bools as int64
         # (np.add.reduce: what np.sum calls, without its Python wrapper)
-        return Tensor._make(np.asarray(np.add.reduce(data, axis=dims, keepdims=keepdim, dtype=dtype)))
+        return Tensor._make(_row_major(np.add.reduce(data, axis=dims, keepdims=keepdim, dtype=dtype)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -158,7 +164,7 @@ class Mean(Function):
         acc = np.float32 if dtype is None and a._data.dtype == np.float16 else dtype
         with _quiet():
             out = np.true_divide(np.add.reduce(a._data, axis=dims, keepdims=keepdim, dtype=acc), ctx.count)
-        return Tensor._make(np.asarray(out, dtype=dtype or a._data.dtype))
+        return Tensor._make(_row_major(out, dtype=dtype or a._data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -278,7 +284,7 @@ class Var(Function):
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
         out = _np_var(a._data, dims, correction, keepdim)
-        return Tensor._make(np.asarray(out, dtype=a._data.dtype))
+        return Tensor._make(_row_major(out, dtype=a._data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
@@ -302,7 +308,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int,
                 every: bool = False) -> Tensor:
-        out = Tensor._make(np.asarray(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
+        out = Tensor._make(_row_major(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
                                       dtype=a._data.dtype))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
@@ -338,7 +344,7 @@ class VarMean(Function):
         with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
-        return Tensor._make(np.asarray(v, dtype=dt)), Tensor._make(np.asarray(m, dtype=dt))
+        return Tensor._make(_row_major(v, dtype=dt)), Tensor._make(_row_major(m, dtype=dt))
 
     @staticmethod
     def backward(ctx: Any, grad_var: Tensor, grad_mean: Tensor) -> tuple[Tensor, None, None, None]:
@@ -363,9 +369,9 @@ class StdMean(Function):
         with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
-        std_out = Tensor._make(np.asarray(s, dtype=dt))
+        std_out = Tensor._make(_row_major(s, dtype=dt))
         ctx.save_for_backward(a, std_out)
-        return std_out, Tensor._make(np.asarray(m, dtype=dt))
+        return std_out, Tensor._make(_row_major(m, dtype=dt))
 
     @staticmethod
     def backward(ctx: Any, grad_std: Tensor, grad_mean: Tensor) -> tuple[Tensor, None, None, None]:
@@ -430,7 +436,7 @@ class _ExtremeAll(Function):
     @classmethod
     def forward(cls, ctx: Any, a: Tensor) -> Tensor:
         _check_reducible(cls.reduce.__name__, a)
-        out = Tensor._make(np.asarray(cls.reduce(a._data)))
+        out = Tensor._make(_row_major(cls.reduce(a._data)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -549,7 +555,7 @@ class _Amax(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-        out = Tensor._make(np.asarray(cls.reduce(a._data, axis=dims if a._data.ndim else (),
+        out = Tensor._make(_row_major(cls.reduce(a._data, axis=dims if a._data.ndim else (),
                                                  keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim = dims, keepdim
@@ -600,8 +606,8 @@ class Aminmax(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> tuple[Tensor, Tensor]:
-        lo = Tensor._make(np.asarray(np.min(a._data, axis=dims, keepdims=keepdim)))
-        hi = Tensor._make(np.asarray(np.max(a._data, axis=dims, keepdims=keepdim)))
+        lo = Tensor._make(_row_major(np.min(a._data, axis=dims, keepdims=keepdim)))
+        hi = Tensor._make(_row_major(np.max(a._data, axis=dims, keepdims=keepdim)))
         ctx.save_for_backward(a, lo, hi)
         ctx.dims, ctx.keepdim = dims, keepdim
         return lo, hi
@@ -678,7 +684,7 @@ class ProdAll(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dtype: Any) -> Tensor:
-        out = Tensor._make(np.asarray(np.prod(a._data, dtype=dtype)))
+        out = Tensor._make(_row_major(np.prod(a._data, dtype=dtype)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -702,7 +708,7 @@ class ProdDim(Function):
         x = a._data
         keepdim = keepdim and x.ndim > 0
         out = np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype) if x.ndim else np.array(x, dtype=dtype)
-        result = Tensor._make(np.asarray(out))
+        result = Tensor._make(_row_major(out))
         ctx.save_for_backward(a, result)
         ctx.dim, ctx.keepdim = dim, keepdim
         return result
@@ -770,7 +776,7 @@ class LinalgVectorNorm(Function):
             out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             out = np.sum(x ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
-        result = Tensor._make(np.asarray(out, dtype=a._data.dtype))
+        result = Tensor._make(_row_major(out, dtype=a._data.dtype))
         ctx.save_for_backward(a, result)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return result
@@ -849,7 +855,7 @@ class Dist(Function):
             out = np.sqrt(np.sum(x * x))
         else:
             out = np.sum(x ** p) ** (1.0 / p)
-        result = Tensor._make(np.asarray(out, dtype=dt))
+        result = Tensor._make(_row_major(out, dtype=dt))
         ctx.save_for_backward(a, b, result)
         ctx.p = p
         return result
@@ -877,7 +883,7 @@ def dist(a: Tensor, other: Tensor, p: Any = 2, *, _method: bool = False) -> Tens
 def _logical_reduce(fn: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
     x = a._data
     dims = () if _no_dims(dim) else _dims(dim, x.ndim)  # any/all over no dim reduce nothing (PyTorch)
-    out = np.asarray(fn(x, axis=dims, keepdims=keepdim))
+    out = _row_major(fn(x, axis=dims, keepdims=keepdim))
     return Tensor._make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
@@ -901,5 +907,5 @@ def count_nonzero(a: Tensor, dim: Any = None) -> Tensor:
                 raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
             seen.add(w)
     dims = _dims(dim, a._data.ndim)
-    return Tensor._make(np.asarray(np.count_nonzero(a._data, axis=dims) if dims else
+    return Tensor._make(_row_major(np.count_nonzero(a._data, axis=dims) if dims else
                                    np.count_nonzero(a._data), dtype=np.int64))
