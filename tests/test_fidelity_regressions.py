@@ -808,3 +808,23 @@ def test_reductions_of_a_permuted_tensor_are_row_major_as_pytorch(name):
         return r.stride(), r.contiguous() is r, np.asarray(r.detach().numpy(), dtype=float).round(6).tolist()
 
     assert run(al) == run(torch)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_maximum_and_minimum_give_a_nan_both_gradients_as_pytorch(op, create_graph):
+    """PyTorch masks each side's gradient where that side loses (``self < other``): a nan compares
+    false, so both sides get the whole gradient (seed 2701808: 0 where PyTorch gives nan)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+
+    def run(m):
+        nan = float("nan")
+        a = m.tensor([nan, 1.0, 2.0, 3.0, nan], dtype=m.float64, requires_grad=True)
+        b = m.tensor([1.0, nan, 2.0, 1.0, nan], dtype=m.float64, requires_grad=True)
+        ga, gb = m.autograd.grad(getattr(m, op)(a, b), [a, b], m.tensor([1.0, 2.0, 3.0, 4.0, 5.0],
+                                 dtype=m.float64), create_graph=create_graph)
+        return ga.tolist(), gb.tolist()
+
+    assert run(al) == run(torch)

@@ -219,17 +219,18 @@ def check_clamp_inplace(a: Tensor, bound: Any) -> None:
 
 
 # ----------------------------------------------------------------------- maximum, minimum, where, masked fill
-def _split_ties(grad: Tensor, a_wins: np.ndarray, tie: np.ndarray) -> tuple[Tensor, Tensor]:
+def _split_ties(grad: Tensor, a_loses: np.ndarray, b_loses: np.ndarray,
+                tie: np.ndarray) -> tuple[Tensor, Tensor]:
     """Gradient to the winner; half to each side of a tie: PyTorch's
-    ``where(tie, grad / 2, grad).masked_fill_(loses, 0)`` for each side (recorded under create_graph)."""
-    b_wins = ~a_wins & ~tie
+    ``where(tie, grad / 2, grad).masked_fill_(loses, 0)`` for each side (recorded under create_graph).
+    A nan compares false every way: neither side loses, both get the whole gradient, as in PyTorch."""
     if not is_grad_enabled():  # no graph to build: the same, on the arrays
         g = grad._data
         shared = np.where(tie, g / np.asarray(2, g.dtype), g)
-        return (Tensor._make(_kept_where(~b_wins, shared)), Tensor._make(_kept_where(~a_wins, shared)))
+        return (Tensor._make(_kept_where(~a_loses, shared)), Tensor._make(_kept_where(~b_loses, shared)))
     # one where per side, as PyTorch's formulas (a shared one would show in a double backward's graph)
-    return (masked_fill(Where.apply(tie, DivNumber.apply(grad, 2), grad), b_wins, 0),
-            masked_fill(Where.apply(tie, DivNumber.apply(grad, 2), grad), a_wins, 0))
+    return (masked_fill(Where.apply(tie, DivNumber.apply(grad, 2), grad), a_loses, 0),
+            masked_fill(Where.apply(tie, DivNumber.apply(grad, 2), grad), b_loses, 0))
 
 
 class Maximum(Function):
@@ -244,7 +245,8 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        return _split_ties(grad, a._data > b._data, a._data == b._data)
+        x, y = a._data, b._data
+        return _split_ties(grad, x < y, x > y, x == y)
 
 
 def maximum(a: Any, other: Any) -> Tensor:
@@ -264,7 +266,8 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        return _split_ties(grad, a._data < b._data, a._data == b._data)
+        x, y = a._data, b._data
+        return _split_ties(grad, x > y, x < y, x == y)
 
 
 def minimum(a: Any, other: Any) -> Tensor:
