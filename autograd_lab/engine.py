@@ -241,7 +241,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                     n = nxt._num_outputs
                     buf = buffers[nxt] = [None] * (n if n > nr else nr + 1)
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _accumulate(buf[nr], g)
                 deps[nxt] = left
                 if not left:
                     if node is None and not ready:  # the only ready node so far: kept in hand
@@ -487,7 +487,19 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None
         buf = buffers[node] = [None] * max(node._num_outputs, nr + 1)
     if g is None:
         return
-    buf[nr] = g if buf[nr] is None else buf[nr] + g
+    buf[nr] = g if buf[nr] is None else _accumulate(buf[nr], g)
+
+
+def _accumulate(old: Tensor, new: Tensor) -> Tensor:
+    """Two gradients for one input summed, as PyTorch's ``InputBuffer::accumulate``: recorded under
+    create_graph (``old + new``); else added in place into whichever is row-major (the sum is then
+    row-major too; ``old + new`` would take a transposed ``old``'s layout), on the arrays."""
+    if grad_mode._state.enabled:
+        return old + new
+    a, b = old._data, new._data
+    if (a.flags.c_contiguous or b.flags.c_contiguous) and a.dtype is b.dtype and a.shape == b.shape:
+        return Tensor._make(np.add(a, b, order="C"))
+    return old + new
 
 
 def _store_retained(t: Tensor, g: Tensor, create_graph: bool) -> None:

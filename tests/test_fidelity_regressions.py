@@ -828,3 +828,24 @@ def test_maximum_and_minimum_give_a_nan_both_gradients_as_pytorch(op, create_gra
         return ga.tolist(), gb.tolist()
 
     assert run(al) == run(torch)
+
+
+def _layouts_of_gradients_and_sums(m):
+    x2 = m.tensor([[0.0, 0.0], [-1.0, 1.0]], dtype=m.float64, requires_grad=True)
+    v0 = x2 @ x2
+    (g1,) = m.autograd.grad((v0 * v0).sum(), [x2], create_graph=True)
+    (v1,) = m.autograd.grad(g1.sum(), [x2])  # two gradients summed in the engine
+    x0 = m.tensor([[0.0, -1.0], [-1.0, -1.0], [-1.0, 1.0], [0.0, 2.0]], requires_grad=True)
+    s = x0.transpose(0, -1).sum(-1, keepdim=True)  # (2, 1): row-major strides, (1, 1)
+    (g6,) = m.autograd.grad((s @ m.ones(1, 2)).pow(2).sum(), [x0], create_graph=True)
+    return g1.stride(), v1.stride(), s.stride(), graph_names(g6)
+
+
+@pytest.mark.torch
+def test_gradients_summed_in_the_engine_and_kept_dims_are_laid_out_as_pytorch():
+    """The engine sums two gradients in place into the row-major one (PyTorch's InputBuffer), so the
+    sum is row-major (seed 1300634: a view(-1) of it raised); a reduction's kept dim of size 1 has
+    row-major strides, so mm does not take the result for a column-major operand (seed 202463)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _layouts_of_gradients_and_sums(al) == _layouts_of_gradients_and_sums(torch)

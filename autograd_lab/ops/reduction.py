@@ -72,8 +72,13 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
 
 def _row_major(x: Any, dtype: Any = None) -> np.ndarray:
     """A reduction's result as an array laid out by rows, as PyTorch's always is (NumPy's follows the
-    input's layout: the sum over a dim of a permuted tensor would be transposed)."""
-    return np.asarray(x, dtype=dtype, order="C")
+    input's layout: the sum over a dim of a permuted tensor would be transposed), with a row-major
+    array's strides along its dims of size 1 too (NumPy's can keep the input's there, which mm's
+    test for a column-major operand reads)."""
+    out = np.asarray(x, dtype=dtype, order="C")
+    if out.ndim > 1 and 1 in out.shape:
+        out = out.reshape(-1).reshape(out.shape)
+    return out
 
 
 def _zero_d_dims(dim: Any, a: Tensor) -> tuple[int, ...]:
