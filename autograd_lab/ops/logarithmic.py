@@ -13,6 +13,7 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from .promotion import row_major
 from .reduction import _dims, _unsqueeze_back
 
 
@@ -167,7 +168,7 @@ class Logsumexp(Function):
             out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
         if not keepdim:
             out = np.squeeze(out, axis=dims)
-        result = Tensor._make(np.asarray(out, dtype=x.dtype, order="C"))  # (row-major, as PyTorch's)
+        result = Tensor._make(row_major(out, dtype=x.dtype))
         ctx.save_for_backward(a, result)
         ctx.dims, ctx.keepdim = dims, keepdim
         return result

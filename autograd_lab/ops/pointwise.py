@@ -767,10 +767,7 @@ class Atan2(Function):
         ctx.save_for_backward(a, b)
         dt = _float_result(a, b)
         x, y = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
-        out = np.asarray(np.arctan2(x, y))
-        if not (x.flags.c_contiguous and y.flags.c_contiguous) and out.ndim > 1:
-            out = iterator_layout(out, x, y)
-        return Tensor._make(out)
+        return Tensor._make(iterator_layout(np.asarray(np.arctan2(x, y)), x, y))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:

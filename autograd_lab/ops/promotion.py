@@ -175,10 +175,23 @@ def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.n
     return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
 
 
+def row_major(x: Any, dtype: Any = None) -> np.ndarray:
+    """A reduction's (or scan's) result laid out by rows, as PyTorch's always is (NumPy's follows the
+    input's layout: the sum over a dim of a permuted tensor would be transposed), with a row-major
+    array's strides along its dims of size 1 too (NumPy's can keep the input's there, which mm's
+    test for a column-major operand reads)."""
+    out = np.asarray(x, dtype=dtype, order="C")
+    if out.ndim > 1 and 1 in out.shape:
+        out = out.reshape(-1).reshape(out.shape)
+    return out
+
+
 def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
     """``out`` (a NumPy result of ``inputs``, broadcast) laid out as PyTorch's TensorIterator lays out
     the result: in :func:`dense_order` of the inputs' strides (the first input decides where they
-    disagree; NumPy mixes them). Row-major inputs give a row-major result either way: callers skip it."""
+    disagree; NumPy mixes them). Row-major inputs give a row-major result either way: returned as is."""
+    if out.ndim < 2 or all(a.flags.c_contiguous for a in inputs):
+        return out
     shape = out.shape
     strides = []
     for a in inputs:
@@ -207,7 +220,7 @@ def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
     except ValueError:
         broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
         raise
-    if x.flags.c_contiguous and y.flags.c_contiguous or out.ndim < 2:
+    if x.flags.c_contiguous and y.flags.c_contiguous:  # (the common case, without a call)
         return out
     return iterator_layout(out, x, y)  # (a transposed or broadcast operand: PyTorch's layout)
 

@@ -29,6 +29,7 @@ from .promotion import (
     _invalid_combination,
     _need_tensors,
     result_dtype,
+    row_major,
 )
 from .scalar import DivNumber, MulNumber
 from .scan import _flip
@@ -68,17 +69,6 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
         dim = (int(dim),)
     dims = {_wrap_dim(int(d), ndim) for d in dim}  # checks the range
     return tuple(sorted(dims)) if ndim else ()  # a 0-d tensor has no dimension to reduce
-
-
-def _row_major(x: Any, dtype: Any = None) -> np.ndarray:
-    """A reduction's result as an array laid out by rows, as PyTorch's always is (NumPy's follows the
-    input's layout: the sum over a dim of a permuted tensor would be transposed), with a row-major
-    array's strides along its dims of size 1 too (NumPy's can keep the input's there, which mm's
-    test for a column-major operand reads)."""
-    out = np.asarray(x, dtype=dtype, order="C")
-    if out.ndim > 1 and 1 in out.shape:
-        out = out.reshape(-1).reshape(out.shape)
-    return out
 
 
 def _zero_d_dims(dim: Any, a: Tensor) -> tuple[int, ...]:
@@ -124,7 +114,7 @@ class Sum(Function):
         if dtype is None and data.dtype.kind in "bui":
             dtype = np.int64  # PyTorch sums integers and bools as int64
         # (np.add.reduce: what np.sum calls, without its Python wrapper)
-        return Tensor._make(_row_major(np.add.reduce(data, axis=dims, keepdims=keepdim, dtype=dtype)))
+        return Tensor._make(row_major(np.add.reduce(data, axis=dims, keepdims=keepdim, dtype=dtype)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -169,7 +159,7 @@ class Mean(Function):
         acc = np.float32 if dtype is None and a._data.dtype == np.float16 else dtype
         with _quiet():
             out = np.true_divide(np.add.reduce(a._data, axis=dims, keepdims=keepdim, dtype=acc), ctx.count)
-        return Tensor._make(_row_major(out, dtype=dtype or a._data.dtype))
+        return Tensor._make(row_major(out, dtype=dtype or a._data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -289,7 +279,7 @@ class Var(Function):
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
         out = _np_var(a._data, dims, correction, keepdim)
-        return Tensor._make(_row_major(out, dtype=a._data.dtype))
+        return Tensor._make(row_major(out, dtype=a._data.dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
@@ -313,7 +303,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int,
                 every: bool = False) -> Tensor:
-        out = Tensor._make(_row_major(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
+        out = Tensor._make(row_major(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
                                       dtype=a._data.dtype))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
@@ -349,7 +339,7 @@ class VarMean(Function):
         with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
-        return Tensor._make(_row_major(v, dtype=dt)), Tensor._make(_row_major(m, dtype=dt))
+        return Tensor._make(row_major(v, dtype=dt)), Tensor._make(row_major(m, dtype=dt))
 
     @staticmethod
     def backward(ctx: Any, grad_var: Tensor, grad_mean: Tensor) -> tuple[Tensor, None, None, None]:
@@ -374,9 +364,9 @@ class StdMean(Function):
         with _silent():
             m = np.mean(a._data, axis=dims, keepdims=keepdim)
         dt = a._data.dtype
-        std_out = Tensor._make(_row_major(s, dtype=dt))
+        std_out = Tensor._make(row_major(s, dtype=dt))
         ctx.save_for_backward(a, std_out)
-        return std_out, Tensor._make(_row_major(m, dtype=dt))
+        return std_out, Tensor._make(row_major(m, dtype=dt))
 
     @staticmethod
     def backward(ctx: Any, grad_std: Tensor, grad_mean: Tensor) -> tuple[Tensor, None, None, None]:
@@ -441,7 +431,7 @@ class _ExtremeAll(Function):
     @classmethod
     def forward(cls, ctx: Any, a: Tensor) -> Tensor:
         _check_reducible(cls.reduce.__name__, a)
-        out = Tensor._make(_row_major(cls.reduce(a._data)))
+        out = Tensor._make(row_major(cls.reduce(a._data)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -560,7 +550,7 @@ class _Amax(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-        out = Tensor._make(_row_major(cls.reduce(a._data, axis=dims if a._data.ndim else (),
+        out = Tensor._make(row_major(cls.reduce(a._data, axis=dims if a._data.ndim else (),
                                                  keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim = dims, keepdim
@@ -611,8 +601,8 @@ class Aminmax(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> tuple[Tensor, Tensor]:
-        lo = Tensor._make(_row_major(np.min(a._data, axis=dims, keepdims=keepdim)))
-        hi = Tensor._make(_row_major(np.max(a._data, axis=dims, keepdims=keepdim)))
+        lo = Tensor._make(row_major(np.min(a._data, axis=dims, keepdims=keepdim)))
+        hi = Tensor._make(row_major(np.max(a._data, axis=dims, keepdims=keepdim)))
         ctx.save_for_backward(a, lo, hi)
         ctx.dims, ctx.keepdim = dims, keepdim
         return lo, hi
@@ -689,7 +679,7 @@ class ProdAll(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dtype: Any) -> Tensor:
-        out = Tensor._make(_row_major(np.prod(a._data, dtype=dtype)))
+        out = Tensor._make(row_major(np.prod(a._data, dtype=dtype)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -713,7 +703,7 @@ class ProdDim(Function):
         x = a._data
         keepdim = keepdim and x.ndim > 0
         out = np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype) if x.ndim else np.array(x, dtype=dtype)
-        result = Tensor._make(_row_major(out))
+        result = Tensor._make(row_major(out))
         ctx.save_for_backward(a, result)
         ctx.dim, ctx.keepdim = dim, keepdim
         return result
@@ -781,7 +771,7 @@ class LinalgVectorNorm(Function):
             out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             out = np.sum(x ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
-        result = Tensor._make(_row_major(out, dtype=a._data.dtype))
+        result = Tensor._make(row_major(out, dtype=a._data.dtype))
         ctx.save_for_backward(a, result)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return result
@@ -860,7 +850,7 @@ class Dist(Function):
             out = np.sqrt(np.sum(x * x))
         else:
             out = np.sum(x ** p) ** (1.0 / p)
-        result = Tensor._make(_row_major(out, dtype=dt))
+        result = Tensor._make(row_major(out, dtype=dt))
         ctx.save_for_backward(a, b, result)
         ctx.p = p
         return result
@@ -888,7 +878,7 @@ def dist(a: Tensor, other: Tensor, p: Any = 2, *, _method: bool = False) -> Tens
 def _logical_reduce(fn: Any, a: Tensor, dim: Any, keepdim: bool) -> Tensor:
     x = a._data
     dims = () if _no_dims(dim) else _dims(dim, x.ndim)  # any/all over no dim reduce nothing (PyTorch)
-    out = _row_major(fn(x, axis=dims, keepdims=keepdim))
+    out = row_major(fn(x, axis=dims, keepdims=keepdim))
     return Tensor._make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
@@ -912,5 +902,5 @@ def count_nonzero(a: Tensor, dim: Any = None) -> Tensor:
                 raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
             seen.add(w)
     dims = _dims(dim, a._data.ndim)
-    return Tensor._make(_row_major(np.count_nonzero(a._data, axis=dims) if dims else
+    return Tensor._make(row_major(np.count_nonzero(a._data, axis=dims) if dims else
                                    np.count_nonzero(a._data), dtype=np.int64))

@@ -16,7 +16,7 @@ from ..function import Function
 from ..tensor import Tensor
 from .comparison import logical_xor, where
 from .indexing import narrow
-from .promotion import _const, _not_implemented
+from .promotion import _const, _not_implemented, row_major
 from .shape import Flip, cat
 
 
@@ -40,7 +40,7 @@ class Cumsum(Function):
         x = _scan_input(a, dtype)
         if not x.ndim:
             return Tensor._make(np.array(x, copy=True))
-        out = np.asarray(np.cumsum(x, axis=dim), order="C")  # (row-major, as PyTorch's)
+        out = row_major(np.cumsum(x, axis=dim))
         # PyTorch's running sums start from 0.0, so never give -0.0 (NumPy's starts from the first term)
         return Tensor._make(out + out.dtype.type(0) if out.dtype.kind == "f" else out)
 
@@ -65,8 +65,7 @@ class Cumprod(Function):
     def forward(ctx: Any, a: Tensor, dim: int, dtype: Any) -> Tensor:
         ctx.dim = dim
         x = _scan_input(a, dtype)
-        out = Tensor._make(np.asarray(np.cumprod(x, axis=dim), order="C") if x.ndim  # (row-major)
-                           else np.array(x, copy=True))
+        out = Tensor._make(row_major(np.cumprod(x, axis=dim)) if x.ndim else np.array(x, copy=True))
         ctx.save_for_backward(a, out)
         return out
 
