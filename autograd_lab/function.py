@@ -293,8 +293,14 @@ class BackwardNode(Node, FunctionCtx):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         # read in every backward; a Python number as a 0-d tensor of the op's dtype
-        return tuple([None if s is None else Tensor._make(s[0]) if type(s) is tuple else s.unpack(self)
-                      for s in self._saved])
+        try:
+            return tuple([None if s is None else Tensor._make(s[0]) if type(s) is tuple else s.unpack(self)
+                          for s in self._saved])
+        except RuntimeError:
+            first = self._first_modified()
+            if first is None:  # not a changed tensor (a saved-tensor hook's own error)
+                raise
+        raise first
 
     @property
     def saved_arrays(self) -> tuple[np.ndarray | None, ...]:
@@ -302,8 +308,29 @@ class BackwardNode(Node, FunctionCtx):
         graph (no ``create_graph``), which compute on arrays and make one Tensor at the end (issue 17)."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple([None if s is None else s[0] if type(s) is tuple else s.array(self)
-                      for s in self._saved])
+        try:
+            return tuple([None if s is None else s[0] if type(s) is tuple else s.array(self)
+                          for s in self._saved])
+        except RuntimeError:
+            first = self._first_modified()
+            if first is None:  # not a changed tensor (a saved-tensor hook's own error)
+                raise
+        raise first
+
+    def _first_modified(self) -> RuntimeError | None:
+        """The error for the first saved tensor changed in place, in the order PyTorch's generated nodes
+        unpack them: inputs by name, then results (``other`` before ``self``; ``max``, ``min``, ``self``)."""
+        names = self._forward_cls.saved_names
+        order = sorted(range(len(self._saved)), key=lambda i: (
+            (names[i].startswith("result"), names[i]) if i < len(names) else (True, "~", i)))
+        for i in order:
+            s = self._saved[i]
+            if isinstance(s, SavedTensor):
+                try:
+                    s.array(self)
+                except RuntimeError as e:
+                    return e
+        return None
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable += tensors

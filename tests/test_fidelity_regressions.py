@@ -849,3 +849,85 @@ def test_gradients_summed_in_the_engine_and_kept_dims_are_laid_out_as_pytorch():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _layouts_of_gradients_and_sums(al) == _layouts_of_gradients_and_sums(torch)
+
+
+def _first_modified_saved_tensor(m):
+    """Which saved tensor the error names when several were changed in place: each of a different shape."""
+    x0 = m.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=m.float64, requires_grad=True)
+    ops = {
+        "mul": lambda a, b, c: a * b, "div": lambda a, b, c: a / b, "atan2": lambda a, b, c: m.atan2(a, b),
+        "pow": lambda a, b, c: a ** b, "maximum": lambda a, b, c: m.maximum(a, b),
+        "addcmul": lambda a, b, c: m.addcmul(a, b, c), "lerp": lambda a, b, c: m.lerp(a, b, c),
+        "clamp": lambda a, b, c: a.clamp(b, c), "clamp_max": lambda a, b, c: b.clamp(None, a),
+        "matmul": lambda a, b, c: a @ c, "exp": lambda a, b, c: b.exp() * a,
+    }
+    texts = {}
+    for name, f in ops.items():
+        a, b, c = x0 * 1, (x0 * 2)[0], (x0 * 3)[:, :1]
+        out = f(a, b, c)
+        for t in (a, b, c):
+            t.relu_()
+        with pytest.raises(RuntimeError) as info:
+            out.sum().backward()
+        texts[name] = str(info.value)
+    return texts
+
+
+@pytest.mark.torch
+def test_the_first_modified_saved_tensor_is_found_in_pytorchs_order():
+    """PyTorch's generated nodes unpack saved inputs by name (``other`` before ``self``; ``max``, ``min``,
+    ``self``), then results: the error names the first of them changed in place (seed 2901179, where
+    clamp's ``min`` came before its ``self``)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _first_modified_saved_tensor(al) == _first_modified_saved_tensor(torch)
+
+
+def _unsqueeze_strides_and_mm_graph(m):
+    base = m.arange(24.0).reshape(2, 3, 4)
+    strides = [base[:, :1].unsqueeze(d).stride() for d in range(4)]
+    strides += [base[0, :, 1][:1].unsqueeze(d).stride() for d in range(2)]
+    strides += [base[:1, 1:2, ::2].unsqueeze(d).stride() for d in range(4)]
+    x0 = m.tensor([[-1.0, 0.0, 0.0]], requires_grad=True)
+    v1 = x0[..., 0] @ x0  # mm of x0[..., 0].unsqueeze(0): strides (3, 3), not column-major
+    (g,) = m.autograd.grad((v1 * v1).sum(), [x0], create_graph=True)
+    return strides, graph_names(g)
+
+
+@pytest.mark.torch
+def test_unsqueeze_gives_the_new_dimension_pytorchs_stride():
+    """``unsqueeze(d)`` steps the new dimension by the size times the stride of dimension ``d`` (1 at the
+    end), as PyTorch; NumPy's reshape laid out size-1 dimensions otherwise, so mm took a (1, 1) operand
+    for a column-major one and recorded its gradient as a transposed product (seed 3401095)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _unsqueeze_strides_and_mm_graph(al) == _unsqueeze_strides_and_mm_graph(torch)
+
+
+def _inplace_on_views_of_an_expand(m):
+    x0 = m.tensor([[1.0, -1.0, 1.0], [1.0, -1.0, 2.0], [0.0, 0.0, 1.0]], dtype=m.float64, requires_grad=True)
+    v0 = x0.sum(-2, keepdim=True)
+    v5 = v0.expand(2, *v0.shape)[-1, None].unsqueeze(1)  # no element repeats: a write PyTorch allows
+    v5.relu_()
+    out = [v0.tolist(), v0.grad_fn.name(), v5.grad_fn.name()]
+    y = m.zeros(3)
+    e = y.expand(2, 3)
+    for f in (lambda: e[0].add_(1), lambda: e[:, 1:2].add_(1), lambda: e.add_(1), lambda: e.zero_()):
+        try:
+            f()
+            out.append(y.tolist())
+        except RuntimeError as err:
+            out.append(str(err))
+    z = m.zeros(3, 1).t()[:, ::2].expand(1, 2)  # over a base that is not contiguous
+    z[0].fill_(3.0)
+    return [*out, z.tolist()]
+
+
+@pytest.mark.torch
+def test_inplace_on_a_view_of_an_expand_is_refused_only_where_elements_repeat():
+    """PyTorch refuses an in-place write where a dimension of size > 1 steps 0 (its
+    ``has_internal_overlap``); a view of an expand that repeats nothing (``e[0]``, seed 3602147) is
+    written, into the expanded tensor's memory."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _inplace_on_views_of_an_expand(al) == _inplace_on_views_of_an_expand(torch)

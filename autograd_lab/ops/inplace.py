@@ -368,8 +368,9 @@ def _write(t: Tensor, values: np.ndarray, repeats_ok: bool = False) -> None:
         )
     if t._data.size == 0:  # nothing to write (an empty expanded view is read-only)
         return
-    if not t._data.flags.writeable:
-        alias = _writeable_alias(t) if repeats_ok else None
+    if not t._data.flags.writeable:  # a view of an expand: PyTorch refuses only where elements repeat
+        repeats = any(st == 0 and n > 1 for n, st in zip(t._data.shape, t._data.strides))
+        alias = _writeable_alias(t) if repeats_ok or not repeats else None
         if alias is not None:
             alias[...] = values
             return
@@ -381,10 +382,18 @@ def _writeable_alias(t: Tensor) -> np.ndarray | None:
     """A writeable array over ``t``'s memory, read from its base's (an expanded view is read-only in
     NumPy); None when the base cannot give one."""
     base = t._base
-    if base is None or not base._data.flags.writeable or not base._data.flags.c_contiguous:
+    if base is None or not base._data.flags.writeable:
         return None
-    offset = t._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
-    return np.ndarray(t._data.shape, t._data.dtype, buffer=base._data, offset=offset, strides=t._data.strides)
+    interface = t._data.__array_interface__
+    return np.asarray(_Memory({**interface, "data": (interface["data"][0], False)}, base._data))
+
+
+class _Memory:
+    """An array interface over memory ``base`` owns (what ``np.asarray`` makes keeps ``base`` alive)."""
+
+    def __init__(self, interface: dict, base: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.base = base
 
 
 def _legacy(d: np.dtype) -> str:

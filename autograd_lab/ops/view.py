@@ -547,7 +547,15 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
         ctx.dim = dim
-        return _view(a, np.expand_dims(a._data, dim))
+        data = a._data
+        out = np.expand_dims(data, dim)
+        # PyTorch's stride for the new dimension: 1 at the end, else the size times the stride of the
+        # dimension it goes before (NumPy's reshape may lay out size-1 dimensions otherwise; mm reads them)
+        step = data.itemsize if dim == data.ndim else data.shape[dim] * data.strides[dim]
+        strides = data.strides[:dim] + (step,) + data.strides[dim:]
+        if out.strides != strides:
+            out = np.lib.stride_tricks.as_strided(data, out.shape, strides, writeable=data.flags.writeable)
+        return _view(a, out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
