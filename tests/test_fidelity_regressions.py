@@ -931,3 +931,27 @@ def test_inplace_on_a_view_of_an_expand_is_refused_only_where_elements_repeat():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _inplace_on_views_of_an_expand(al) == _inplace_on_views_of_an_expand(torch)
+
+
+def _clamp_gradients_with_nan(m):
+    nan = float("nan")
+    out = []
+    for f in (lambda a, lo, hi: a.clamp(min=lo), lambda a, lo, hi: a.clamp(max=hi), lambda a, lo, hi: a.clamp(lo, hi),
+              lambda a, lo, hi: m.clamp_min(a, lo), lambda a, lo, hi: m.clamp_max(a, hi),
+              lambda a, lo, hi: a.clamp(hi, lo)):
+        a = m.tensor([nan, 1.0, 2.0, 3.0, nan, 0.5], requires_grad=True)
+        lo = m.tensor([1.0, nan, 2.0, 1.0, nan, 1.0], requires_grad=True)
+        hi = m.tensor([2.0, 2.0, nan, 2.5, nan, 0.0], requires_grad=True)
+        f(a, lo, hi).backward(m.arange(1.0, 7.0))
+        out.append([None if t.grad is None else t.grad.tolist() for t in (a, lo, hi)])
+    return out
+
+
+@pytest.mark.torch
+def test_clamp_with_tensor_bounds_sends_no_gradient_anywhere_for_a_nan():
+    """A bound's gradient goes where ``self < min`` (``self > max``), PyTorch's own test, not where
+    ``self >= min`` fails: a nan ``self`` sends it to neither (seed 4501142: a nan loss clamped by a
+    tensor gave the bound nan)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _clamp_gradients_with_nan(al) == _clamp_gradients_with_nan(torch)

@@ -106,7 +106,9 @@ class ClampTensor(Function):
         a, lo, hi = ctx.saved_tensors
         above_lo = a._data >= lo._data if lo is not None else np.bool_(True)
         below_hi = a._data <= hi._data if hi is not None else np.bool_(True)
-        to_lo, to_hi = ~above_lo, ~below_hi
+        # a bound's own test, as PyTorch's (not the negation of the other: a nan goes to no one)
+        to_lo = a._data < lo._data if lo is not None else None
+        to_hi = a._data > hi._data if hi is not None else None
         if lo is not None and hi is not None:  # where min > max the result is max (PyTorch's rule)
             to_lo = to_lo & (lo._data < hi._data)
             to_hi = to_hi | (hi._data < lo._data)
@@ -160,6 +162,7 @@ class ClampMinTensor(Function):
     node_name = "ClampMinBackward1"
     saved_names = ("self", "min")
     keep = staticmethod(np.greater_equal)
+    passes = staticmethod(np.less)  # where the bound's gradient goes (a nan: to neither, as PyTorch)
     combine = staticmethod(_larger)
 
     @classmethod
@@ -171,14 +174,16 @@ class ClampMinTensor(Function):
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, bound = ctx.saved_tensors
-        keep = np.broadcast_to(cls.keep(a._data, bound._data), grad._data.shape)
-        return _grad_where(keep, grad), _grad_where(~keep, grad)
+        shape = grad._data.shape
+        return (_grad_where(np.broadcast_to(cls.keep(a._data, bound._data), shape), grad),
+                _grad_where(np.broadcast_to(cls.passes(a._data, bound._data), shape), grad))
 
 
 class ClampMaxTensor(ClampMinTensor):
     node_name = "ClampMaxBackward1"
     saved_names = ("self", "max")
     keep = staticmethod(np.less_equal)
+    passes = staticmethod(np.greater)
     combine = staticmethod(_smaller)
     bound_name = "max"
 
