@@ -735,8 +735,8 @@ def _values(m: Mismatch) -> tuple[np.ndarray, np.ndarray] | None:
         pair = (m.ours[-1], m.theirs[-1])
     else:
         return None
-    ok = all(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in pair) and pair[0].shape == pair[1].shape
-    return pair if ok else None
+    floats = all(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in pair)
+    return pair if floats and pair[0].shape == pair[1].shape else None
 
 
 def _rounding(m: Mismatch, truth: list[dict]) -> bool:
@@ -745,8 +745,8 @@ def _rounding(m: Mismatch, truth: list[dict]) -> bool:
     pair = _values(m)
     if pair is None or m.step >= len(truth):
         return False
-    exact = truth[m.step].get(m.name)
-    exact = exact.get("values") if isinstance(exact, dict) else exact[-1] if isinstance(exact, tuple) else None
+    seen = truth[m.step].get(m.name)  # a tensor's observations, or a .grad as ("tensor", ..., array)
+    exact = seen.get("values") if isinstance(seen, dict) else seen[-1] if isinstance(seen, tuple) else None
     if not isinstance(exact, np.ndarray) or exact.shape != pair[0].shape:
         return False
     ours, theirs = (a.astype(np.float64) for a in pair)
@@ -756,8 +756,8 @@ def _rounding(m: Mismatch, truth: list[dict]) -> bool:
     finite = np.isfinite(ours) & np.isfinite(theirs) & np.isfinite(exact)
     if not np.array_equal(finite, np.isfinite(ours)):  # a finite value where float64 overflows
         return False
-    error = (lambda a: float(np.max(np.abs(a[finite] - exact[finite]), initial=0.0)))
-    return error(ours) <= ROUNDING_FACTOR * error(theirs)
+    errors = [float(np.max(np.abs(a[finite] - exact[finite]), initial=0.0)) for a in (ours, theirs)]
+    return errors[0] <= ROUNDING_FACTOR * errors[1]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -883,8 +883,8 @@ def main(argv: list[str] | None = None) -> None:
     rounding_only = sum(1 for k in programs_kinds.values() if k and all(x.endswith(ROUNDING) for x in k))
     print(
         f"# {args.programs} programs from seed {args.seed}: "
-        f"{sum(1 for k in programs_kinds.values() if k)} with a mismatch ({rounding_only} of them only float32 "
-        f"rounding), {len(counts)} kinds of mismatch, {time.perf_counter() - t0:.0f} s\n"
+        f"{sum(1 for k in programs_kinds.values() if k)} with a mismatch ({rounding_only} of them only "
+        f"float32 rounding), {len(counts)} kinds of mismatch, {time.perf_counter() - t0:.0f} s\n"
     )
     families: Counter = Counter()
     for s in range(args.seed, args.seed + args.programs):

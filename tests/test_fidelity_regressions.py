@@ -936,9 +936,9 @@ def test_inplace_on_a_view_of_an_expand_is_refused_only_where_elements_repeat():
 def _clamp_gradients_with_nan(m):
     nan = float("nan")
     out = []
-    for f in (lambda a, lo, hi: a.clamp(min=lo), lambda a, lo, hi: a.clamp(max=hi), lambda a, lo, hi: a.clamp(lo, hi),
-              lambda a, lo, hi: m.clamp_min(a, lo), lambda a, lo, hi: m.clamp_max(a, hi),
-              lambda a, lo, hi: a.clamp(hi, lo)):
+    for f in (lambda a, lo, hi: a.clamp(min=lo), lambda a, lo, hi: a.clamp(max=hi),
+              lambda a, lo, hi: a.clamp(lo, hi), lambda a, lo, hi: m.clamp_min(a, lo),
+              lambda a, lo, hi: m.clamp_max(a, hi), lambda a, lo, hi: a.clamp(hi, lo)):
         a = m.tensor([nan, 1.0, 2.0, 3.0, nan, 0.5], requires_grad=True)
         lo = m.tensor([1.0, nan, 2.0, 1.0, nan, 1.0], requires_grad=True)
         hi = m.tensor([2.0, 2.0, nan, 2.5, nan, 0.0], requires_grad=True)
