@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes
 from .dtypes import size_arg
 from .ops.copies import fill_like
-from .ops.inplace import empty_preserving, inplace
+from .ops.inplace import empty_preserving, inplace, with_strides_of
 from .ops.promotion import _promote, scalar_dtype
 from .random import Generator, _generator
 from .tensor import Tensor, _to_array
@@ -236,8 +236,8 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None) -
 def _random_like(t: Tensor, drawn: Tensor) -> Tensor:
     """``drawn`` (samples in row-major order) laid out as ``t``, the samples in ``t``'s memory order, as
     PyTorch fills ``rand_like`` of a transposed tensor."""
-    if t._data.flags.c_contiguous:
-        return drawn
+    if t._data.flags.c_contiguous:  # (a size-1 dimension keeps its stride, as in empty_preserving)
+        return drawn if 1 not in t._data.shape else Tensor._make(with_strides_of(drawn._data, t._data))
     out = empty_preserving(t._data, drawn._data.dtype)
     order = sorted(range(out.ndim), key=lambda d: -out.strides[d])  # slowest first
     out.transpose(order)[...] = drawn._data.reshape([out.shape[d] for d in order])

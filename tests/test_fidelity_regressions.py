@@ -955,3 +955,27 @@ def test_clamp_with_tensor_bounds_sends_no_gradient_anywhere_for_a_nan():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _clamp_gradients_with_nan(al) == _clamp_gradients_with_nan(torch)
+
+
+def _strides_of_copies_and_index_results(m):
+    x = m.arange(24.0, dtype=m.float64).reshape(2, 4, 3)
+    y = m.arange(6.0).reshape(2, 3)
+    a = (m.ones(3, 2, 3) * 1)[::2][1:]  # (1, 2, 3), strides (12, 3, 1): dense, a size-1 dim's own stride
+    b = (m.ones(3, 1, 3) * 1)[::2][1:]
+    copies = [(t.clone().stride(), m.zeros_like(t).stride(), m.empty_like(t).stride(),
+               m.rand_like(t).stride(), (t * 1).stride(), t.contiguous().stride()) for t in (a, b)]
+    indexed = [t.stride() for t in (x[-1:, ...][:, [0, 1]], x[:, [1]][:1], x[..., [1]][:1], x[:1, [0, 1]],
+                                     y[:, [1]], x[:1][[0]])]
+    w = (m.ones(3, 1, 3, requires_grad=True) * 1)[::2][1:].clone()  # matmul reads the strides to fold
+    return copies, indexed, graph_names(m.matmul(w, m.ones(3, 2)))
+
+
+@pytest.mark.torch
+def test_copies_keep_and_index_results_take_pytorchs_strides_of_size_1_dimensions():
+    """``clone``, ``*_like`` of a dense tensor keep its strides as they are, a size-1 dimension's too
+    (PyTorch's ``empty_strided``); an advanced-index result is row-major along its size-1 dimensions too:
+    matmul, which folds a batch into one mm only where the strides allow, then folds as PyTorch's (seed
+    5401919: the clone of a slice was folded where PyTorch ran bmm)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _strides_of_copies_and_index_results(al) == _strides_of_copies_and_index_results(torch)

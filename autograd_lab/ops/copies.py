@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
-from .inplace import _dense, empty_preserving, fill_inplace, inplace
+from .inplace import _dense, empty_preserving, fill_inplace, inplace, with_strides_of
 from .promotion import as_operand
 
 
@@ -89,7 +89,10 @@ class Clone(Function):
             out = empty_preserving(a._data)  # tensor's clone is dense, its dimensions in a's order
             out[...] = a._data
             return Tensor._make(out)
-        return Tensor._make(np.array(a._data, copy=True, order=order))
+        out = np.array(a._data, copy=True, order=order)
+        if order == "K" and 1 in out.shape:  # a dense tensor's clone keeps its strides, a size-1 dim's too
+            out = with_strides_of(out, a._data)
+        return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

@@ -28,7 +28,7 @@ from .inplace import (
     inplace,
     recorded_copy_slices,
 )
-from .promotion import as_operand, broadcast_shape, dense_order, empty_in_order
+from .promotion import as_operand, broadcast_shape, dense_order, empty_in_order, row_major
 from .view import Alias, Unsqueeze, View, _view, expand
 
 
@@ -401,7 +401,7 @@ def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
     picks from the strides of ``src`` (0 along the indexed dimensions) and of the index arrays (0 along
     the others), which decides whether a later reshape is a view (random program seed 701536)."""
     if src.flags.c_contiguous and all(k.flags.c_contiguous for k in key if isinstance(k, np.ndarray)):
-        return np.ascontiguousarray(res)
+        return row_major(res)  # (row-major strides along its dims of size 1 too, as PyTorch's)
     arrays, dims = [], []  # the index arrays (a mask as its coordinates) and the dims they index
     d = 0
     for k in key:
@@ -427,7 +427,7 @@ def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
         operands.append([0] * len(before) + list(np.broadcast_to(k, bshape).strides) + [0] * len(after))
     order = dense_order(res.shape, *operands) if res.ndim == len(operands[0]) else []
     if order == sorted(order):
-        return np.ascontiguousarray(res)
+        return row_major(res)
     out = empty_in_order(res.shape, order, res.dtype)
     out[...] = res
     return out

@@ -240,8 +240,20 @@ def empty_preserving(a: np.ndarray, dtype: Any = None) -> np.ndarray:
     dense (``empty_like``, ``zeros_like``, ``clone``: a transposed tensor gives a transposed one)."""
     dtype = a.dtype if dtype is None else dtype
     if a.flags.c_contiguous:
-        return np.empty(a.shape, dtype)
-    return empty_in_order(a.shape, dense_order(a.shape, a.strides), dtype)
+        out = np.empty(a.shape, dtype)
+        return out if 1 not in a.shape else with_strides_of(out, a)
+    out = empty_in_order(a.shape, dense_order(a.shape, a.strides), dtype)
+    return with_strides_of(out, a) if _dense(a) else out
+
+
+def with_strides_of(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``out`` (dense, its dimensions in ``a``'s order) with ``a``'s own strides: PyTorch's copy of a
+    dense tensor keeps them as they are, a size-1 dimension's too (NumPy lays those out its own way)."""
+    strides = a.strides if out.itemsize == a.itemsize else tuple(
+        s // a.itemsize * out.itemsize for s in a.strides)
+    if out.strides == strides or not a.size:
+        return out
+    return np.lib.stride_tricks.as_strided(out, out.shape, strides)
 
 
 def check_no_partial_overlap(written: np.ndarray, inputs: tuple) -> None:

@@ -268,18 +268,10 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 
 def _torch_strides(t: Tensor) -> list[int]:
-    """The strides PyTorch would give ``t``, in elements. A contiguous result of its own memory has the
-    canonical ones (NumPy may give a dimension of size 1 any step: fancy indexing does); a view has
-    NumPy's, which follow PyTorch's (a slice keeps the step of a size-1 dimension too), but for a
-    size-1 dimension NumPy added with step 0 (``a[None]``), which PyTorch's unsqueeze gives the step
-    of the next dimension times its size."""
+    """The strides PyTorch would give ``t``, in elements: NumPy's (each op lays its result out as
+    PyTorch's, a size-1 dimension's stride too), but for a size-1 dimension NumPy added with step 0
+    (``a[None]``), which PyTorch's unsqueeze gives the step of the next dimension times its size."""
     d = t._data
-    if t._base is None and d.flags.c_contiguous:
-        strides, step = [], 1
-        for size in reversed(d.shape):
-            strides.append(step)
-            step *= max(size, 1)
-        return strides[::-1]
     strides = [st // d.itemsize for st in d.strides]
     for i in reversed(range(d.ndim)):
         if d.shape[i] == 1 and strides[i] == 0:
