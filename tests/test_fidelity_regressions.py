@@ -979,3 +979,26 @@ def test_copies_keep_and_index_results_take_pytorchs_strides_of_size_1_dimension
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _strides_of_copies_and_index_results(al) == _strides_of_copies_and_index_results(torch)
+
+
+def _writes_into_an_expand(m):
+    x0 = m.tensor([0.0, 0.0, -2.0, -1.0])
+    e = x0.expand(2, 4)
+    out = []
+    for f in (lambda: e.mul_(e[[0, 1], :, None]), lambda: e.add_(m.ones(3)), lambda: e.mul_(2),
+              lambda: e[0].mul_(m.ones(3)), lambda: e.clamp_(min=0), lambda: e.copy_(m.ones(2, 4))):
+        try:
+            f()
+            out.append(x0.tolist())
+        except RuntimeError as err:
+            out.append(str(err))
+    return out
+
+
+@pytest.mark.torch
+def test_an_inplace_write_into_repeated_elements_is_refused_before_the_broadcast_check():
+    """PyTorch's TensorIterator checks the written tensor for repeated elements before it broadcasts
+    (seed 3301433: ``e.mul_(e[[0, 1], :, None])`` named the broadcast where PyTorch names the overlap)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _writes_into_an_expand(al) == _writes_into_an_expand(torch)

@@ -282,6 +282,9 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
     memory in part is an error, as in PyTorch (checked after autograd's own checks, as there)."""
     if grad_mode.is_grad_enabled():
         _check_inplace(t, args)
+    # TensorIterator's overlap checks, before any other (a broadcast error comes after them)
+    if not t._data.flags.writeable and _repeats(t._data):
+        raise RuntimeError(REPEATS_MESSAGE)
     check_no_partial_overlap(t._data, args)
     return apply_inplace(t, op, args, kwargs)
 
@@ -381,13 +384,18 @@ def _write(t: Tensor, values: np.ndarray, repeats_ok: bool = False) -> None:
     if t._data.size == 0:  # nothing to write (an empty expanded view is read-only)
         return
     if not t._data.flags.writeable:  # a view of an expand: PyTorch refuses only where elements repeat
-        repeats = any(st == 0 and n > 1 for n, st in zip(t._data.shape, t._data.strides))
-        alias = _writeable_alias(t) if repeats_ok or not repeats else None
+        alias = _writeable_alias(t) if repeats_ok or not _repeats(t._data) else None
         if alias is not None:
             alias[...] = values
             return
         raise RuntimeError(REPEATS_MESSAGE)
     t._data[...] = values
+
+
+def _repeats(a: np.ndarray) -> bool:
+    """Whether elements of ``a`` repeat in memory: a dimension of size > 1 steps 0 (an expand; PyTorch's
+    ``has_internal_overlap`` says "yes" to that alone)."""
+    return any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
 
 
 def _writeable_alias(t: Tensor) -> np.ndarray | None:
