@@ -394,8 +394,8 @@ def _write(t: Tensor, values: np.ndarray, repeats_ok: bool = False) -> None:
 
 def _repeats(a: np.ndarray) -> bool:
     """Whether elements of ``a`` repeat in memory: a dimension of size > 1 steps 0 (an expand; PyTorch's
-    ``has_internal_overlap`` says "yes" to that alone)."""
-    return any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
+    ``has_internal_overlap`` says "yes" to that alone; an empty tensor has no elements to repeat)."""
+    return a.size > 0 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
 
 
 def _writeable_alias(t: Tensor) -> np.ndarray | None:
