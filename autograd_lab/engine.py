@@ -214,11 +214,13 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     heapq.heapify(ready)
     anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
     with grad_mode.set_grad_enabled(create_graph), _quiet():
-        node = None  # the next node, when it is the only one ready: it needs no trip through the heap
+        # the next node and its gradients, when it is the only one ready: no trip through the heap and
+        # the buffers (a chain hands each node to the next so)
+        node, grads_in = None, None
         while node is not None or ready:
             if node is None:
                 node = heapq.heappop(ready)[2]
-            grads_in = buffers.pop(node)
+                grads_in = buffers.pop(node)
             if node._hooked or anomaly:
                 grads_out = _call_function(node, grads_in)
             else:
@@ -239,15 +241,21 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                         nxt.apply(g)
                         continue
                     n = nxt._num_outputs
-                    buf = buffers[nxt] = [None] * (n if n > nr else nr + 1)
+                    buf = [None] * (n if n > nr else nr + 1)
+                    if not left and node is None and not ready:  # its only edge: straight to it
+                        buf[nr] = g
+                        node, grads_in = nxt, buf
+                        continue
+                    buffers[nxt] = buf
                 if g is not None:
                     buf[nr] = g if buf[nr] is None else _accumulate(buf[nr], g)
                 deps[nxt] = left
                 if not left:
                     if node is None and not ready:  # the only ready node so far: kept in hand
-                        node = nxt
+                        node, grads_in = nxt, buffers.pop(nxt)
                     else:  # more than one: the heap orders them (the one in hand first, as it came first)
                         if node is not None:
+                            buffers[node] = grads_in
                             heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
                             node = None
                         heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
