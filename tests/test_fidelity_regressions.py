@@ -1002,3 +1002,25 @@ def test_an_inplace_write_into_repeated_elements_is_refused_before_the_broadcast
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _writes_into_an_expand(al) == _writes_into_an_expand(torch)
+
+
+def _var_std_of_too_few_elements(m):
+    out = []
+    for dtype in (m.float64, m.float32):
+        for data in ([1.0], 2.0, [1.0, 2.0]):
+            x0 = m.tensor(data, dtype=dtype, requires_grad=True)
+            for f in (lambda x: x.std(), lambda x: x.var(correction=2), lambda x: x.std(correction=3)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    (g,) = m.autograd.grad(f(x0), [x0], create_graph=True)
+                out.append((graph_names(g), str(g.dtype).split(".")[-1], np.asarray(g.detach()).tolist()))
+    return str(out)  # (str: nan compares equal)
+
+
+@pytest.mark.torch
+def test_var_and_std_of_too_few_elements_record_pytorchs_double_backward_graph():
+    """With ``n - correction <= 0``, PyTorch's var_backward multiplies by ``where(..., nan, inf)`` of the
+    default dtype and casts back: a float64 input gets a ToCopyBackward0 on top (seed 6000251)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _var_std_of_too_few_elements(al) == _var_std_of_too_few_elements(torch)

@@ -261,7 +261,10 @@ def _var_backward(grad: Tensor, a: Tensor, dims: tuple[int, ...] | None, correct
         if dof <= 0:  # 2 / 0: nan where a equals its mean (inf * 0), inf elsewhere
             with np.errstate(invalid="ignore"):
                 same = a._data == a._data.mean() if a._data.size else a._data == 0
-            return grad * _const(np.where(same, np.nan, np.inf).astype(a._data.dtype))
+            # as PyTorch: where() of two numbers is of the default dtype, and the product is cast back
+            # (a float64 ``a`` gets a ToCopyBackward0 on top under create_graph)
+            nan_or_inf = _const(np.where(same, np.nan, np.inf).astype(dtypes.get_default_dtype().np))
+            return (grad * nan_or_inf).to(a.dtype)
         return MulNumber.apply(grad, 2.0 / dof) * (a - a.mean())
     if not keepdim and a._data.ndim > 1:
         grad = _unsqueeze_back(grad, dims, keepdim)
