@@ -1024,3 +1024,27 @@ def test_var_and_std_of_too_few_elements_record_pytorchs_double_backward_graph()
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _var_std_of_too_few_elements(al) == _var_std_of_too_few_elements(torch)
+
+
+def _hook_on_a_view_whose_base_changed(m, read_grad_fn):
+    x1 = m.tensor([-0.16, 1.0], dtype=m.float64, requires_grad=True)
+    v2 = x1 * 1.0
+    v3 = v2[0:1]
+    v2.mul_(3)
+    if read_grad_fn:  # (PyTorch 2.13 crashes without: the random-program generator avoids that case)
+        assert v3.grad_fn is not None
+    seen = []
+    v3.register_hook(lambda g: seen.append(g.tolist()) or g * 2)
+    (v3 * v3).sum().backward()
+    return x1.grad.tolist(), seen, v3.grad_fn.name()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("read_grad_fn", [True, False])
+def test_a_hook_on_a_view_whose_base_changed_in_place_runs_on_its_new_history(read_grad_fn):
+    """The view's grad_fn is made anew (AsStridedBackward0) and its hook sees the gradient there, whether
+    or not anything read grad_fn first (PyTorch 2.13 segfaults when nothing did: seed 6700532)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _hook_on_a_view_whose_base_changed(al, read_grad_fn)
+    assert ours == _hook_on_a_view_whose_base_changed(torch, True)
