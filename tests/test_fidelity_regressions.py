@@ -1048,3 +1048,20 @@ def test_a_hook_on_a_view_whose_base_changed_in_place_runs_on_its_new_history(re
         pytest.skip("PyTorch is not installed")
     ours = _hook_on_a_view_whose_base_changed(al, read_grad_fn)
     assert ours == _hook_on_a_view_whose_base_changed(torch, True)
+
+
+def _variance_of_constant_rows(m):
+    x = m.tensor([[[-0.2, -0.2, -0.2], [1.0, 2.0, 3.0]], [[-0.2] * 3, [0.1] * 3]], dtype=m.float64)
+    row = m.tensor([-0.2] * 3, dtype=m.float64)
+    return [x.var(-1, keepdim=True).tolist(), x.var((0, 2)).tolist(), x.std(-1).tolist(),
+            m.var_mean(x, -1)[0].tolist(), x.var(-1, correction=0).tolist(), x.var().item(),
+            row.var(0).item()]
+
+
+@pytest.mark.torch
+def test_the_variance_of_a_constant_row_is_exactly_zero_as_pytorchs():
+    """PyTorch's var over some dims is Welford's (a constant row gives exactly 0; NumPy's two passes give
+    1e-33, whose reciprocal was 1e33 where PyTorch's is inf: seed 7301814); over all dims both round alike."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _variance_of_constant_rows(al) == _variance_of_constant_rows(torch)

@@ -225,8 +225,12 @@ def _silent() -> Iterator[None]:
 
 def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool) -> np.ndarray:
     """NumPy's variance, quietly: too few elements give inf or nan, as in PyTorch (which warns itself,
-    :func:`_warn_degrees_of_freedom`)."""
+    :func:`_warn_degrees_of_freedom`). Over some of the dims, of the data less each row's first element:
+    a constant row then gives exactly 0, as PyTorch's Welford kernel (NumPy's mean of -0.2, -0.2, -0.2 is
+    not -0.2); over all of them, PyTorch's two passes round as NumPy's."""
     with _silent():
+        if x.size and len(set(dims)) < x.ndim:
+            x = x - x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.ndim))]
         return np.var(x, axis=dims, ddof=correction, keepdims=keepdim)
 
 
