@@ -252,6 +252,9 @@ class BackwardNode(Node, FunctionCtx):
                  "needs_input_grad", "_never_saved")
     # what Function.apply does not set on every node stays a class default
     _non_differentiable: tuple[Tensor, ...] = ()
+    # set by CopySlices while it runs this node: the view's gradient keeps its dtype (PyTorch's copy_ into
+    # the base's gradient converts it, no ToCopyBackward0 recorded)
+    _keep_first_dtype = False
 
     def __init__(self, edges: tuple, num_inputs: int, layout: tuple[tuple, tuple, tuple]) -> None:
         Node.__init__(self, edges)
@@ -440,7 +443,7 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
             g = g.sum_to_size(shape)
         else:  # nothing to record: sum_to_size's own reduction, on the array
             g = Tensor._make(_sum_to_shape(g._data, shape))
-    if g._data.dtype != dtype:
+    if g._data.dtype != dtype and not (index == 0 and node._keep_first_dtype):
         g = g.to(_dtype_of(dtype))
     return g
 

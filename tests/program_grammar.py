@@ -507,7 +507,9 @@ def _saved(node, names: list[str]) -> dict:
 
 def _plain(v):
     if hasattr(v, "detach") and hasattr(v, "shape"):
-        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], np.asarray(v.detach().numpy()))
+        # (force: PyTorch may hand back a ZeroTensor, whose numpy() refuses without it)
+        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1],
+                np.asarray(v.detach().numpy(force=True)))
     if isinstance(v, tuple | list):
         return tuple(_plain(x) for x in v)
     return v if isinstance(v, int | float | bool | str | type(None)) else repr(v)
@@ -518,7 +520,7 @@ def observe_tensor(t, saved_names: list[str] | None) -> dict:
     obs = {  # shape and dtype first: where they differ, the values are not compared
         "shape": tuple(t.shape),
         "dtype": str(t.dtype).split(".")[-1],
-        "values": np.asarray(t.detach().numpy()),
+        "values": np.asarray(t.detach().numpy(force=True)),
         "requires_grad": t.requires_grad,
         "is_leaf": t.is_leaf,
         "graph": graph(t),
@@ -591,7 +593,7 @@ def _of_grad(t, data: np.ndarray, grads: list) -> bool:
         base = getattr(x, "_base", None)
         return x if base is None else base
 
-    return any(t is g or root(t) is root(g) or np.shares_memory(data, np.asarray(g.detach().numpy()))
+    return any(t is g or root(t) is root(g) or np.shares_memory(data, g.detach().numpy(force=True))
                for g in grads)
 
 

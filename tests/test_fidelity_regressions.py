@@ -1065,3 +1065,21 @@ def test_the_variance_of_a_constant_row_is_exactly_zero_as_pytorchs():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _variance_of_constant_rows(al) == _variance_of_constant_rows(torch)
+
+
+def _inplace_on_a_view_with_a_wider_operand(m):
+    x0 = m.tensor([0.16, -0.44], dtype=m.float64, requires_grad=True)
+    x1 = m.tensor([[-0.37, -0.04], [0.54, -0.28]], dtype=m.float32, requires_grad=True)
+    v1 = x1.clone()
+    v1[0].mul_(x0)  # float32 view times float64: MulBackward0's gradient for the view is float64
+    g = m.autograd.grad((v1 * v1).sum(), [x1, x0], create_graph=True)
+    return graph_names(g[0]), str(g[0].dtype), np.asarray(g[0].detach()).tolist(), str(g[1].dtype)
+
+
+@pytest.mark.torch
+def test_copyslices_copies_the_views_gradient_into_the_bases_without_a_cast_node():
+    """Under create_graph CopySlices copies its op's gradient for the view into the base's gradient with
+    copy_, which converts the dtype: no ToCopyBackward0 in between, as in PyTorch (seed 9601445)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _inplace_on_a_view_with_a_wider_operand(al) == _inplace_on_a_view_with_a_wider_operand(torch)

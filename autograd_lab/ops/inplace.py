@@ -87,7 +87,12 @@ class CopySlices(Node):
             return (None,) * len(self._next_functions)
         part = _strided(self._index) if grad_mode.is_grad_enabled() else None
         if part is not None:  # create_graph: PyTorch's steps, recorded
-            return recorded_copy_slices(grad, self._shape, part, lambda piece: self.fn.apply(piece))
+            fn = self.fn
+            fn._keep_first_dtype = True  # its gradient for the view is copied into the base's, in its dtype
+            try:
+                return recorded_copy_slices(grad, self._shape, part, lambda piece: fn.apply(piece))
+            finally:
+                del fn._keep_first_dtype
         from_fn = self.fn.apply(AsStrided.apply(grad, self._index))
         grad_base = masked_fill(grad, self._inside, 0)
         if from_fn[0] is not None:
