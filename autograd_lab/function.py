@@ -300,10 +300,8 @@ class BackwardNode(Node, FunctionCtx):
             return tuple([None if s is None else Tensor._make(s[0]) if type(s) is tuple else s.unpack(self)
                           for s in self._saved])
         except RuntimeError:
-            first = self._first_modified()
-            if first is None:  # not a changed tensor (a saved-tensor hook's own error)
-                raise
-        raise first
+            self._raise_first_modified()
+            raise  # (no saved tensor changed: a saved-tensor hook's own error)
 
     @property
     def saved_arrays(self) -> tuple[np.ndarray | None, ...]:
@@ -315,14 +313,13 @@ class BackwardNode(Node, FunctionCtx):
             return tuple([None if s is None else s[0] if type(s) is tuple else s.array(self)
                           for s in self._saved])
         except RuntimeError:
-            first = self._first_modified()
-            if first is None:  # not a changed tensor (a saved-tensor hook's own error)
-                raise
-        raise first
+            self._raise_first_modified()
+            raise  # (no saved tensor changed: a saved-tensor hook's own error)
 
-    def _first_modified(self) -> RuntimeError | None:
-        """The error for the first saved tensor changed in place, in the order PyTorch's generated nodes
-        unpack them: inputs by name, then results (``other`` before ``self``; ``max``, ``min``, ``self``)."""
+    def _raise_first_modified(self) -> None:
+        """Raise the error for the first saved tensor changed in place, in the order PyTorch's generated
+        nodes unpack them: inputs by name, then results (``other`` before ``self``; ``max``, ``min``,
+        ``self``); return if none changed."""
         names = self._forward_cls.saved_names
         order = sorted(range(len(self._saved)), key=lambda i: (
             (names[i].startswith("result"), names[i]) if i < len(names) else (True, "~", i)))
@@ -332,8 +329,7 @@ class BackwardNode(Node, FunctionCtx):
                 try:
                     s.array(self)
                 except RuntimeError as e:
-                    return e
-        return None
+                    raise e from None
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self._non_differentiable += tensors
