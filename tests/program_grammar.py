@@ -72,8 +72,10 @@ class Mismatch:
     @property
     def kind(self) -> str:
         """What differs: the saved attribute (named by its node), else the field and the step's rule."""
-        if self.field.startswith(("saved ", "graph node")):
+        if self.field.startswith("graph node"):
             return self.field
+        if self.field.startswith("saved "):
+            return self.field + (f" {ROUNDING}" if self.rounding else "")
         return f"{self.tag}: {self.field}" + (f" [{self.node}]" if self.node else "") + (
             f" {ROUNDING}" if self.rounding else "")
 
@@ -738,10 +740,11 @@ def check_all(prog: Program) -> list[Mismatch]:
 
 
 def _values(m: Mismatch) -> tuple[np.ndarray, np.ndarray] | None:
-    """(ours, PyTorch's) float arrays of a values or grad mismatch, else None."""
+    """(ours, PyTorch's) float arrays of a values, grad or saved tensor mismatch, else None."""
     if m.field == "values":
         pair = (m.ours, m.theirs)
-    elif m.field == "grad" and isinstance(m.ours, tuple) and isinstance(m.theirs, tuple):
+    elif (m.field == "grad" or m.field.startswith("saved ")) and isinstance(m.ours, tuple) and isinstance(
+            m.theirs, tuple):
         pair = (m.ours[-1], m.theirs[-1])
     else:
         return None
@@ -756,6 +759,8 @@ def _rounding(m: Mismatch, truth: list[dict]) -> bool:
     if pair is None or m.step >= len(truth):
         return False
     seen = truth[m.step].get(m.name)  # a tensor's observations, or a .grad as ("tensor", ..., array)
+    if m.field.startswith("saved ") and isinstance(seen, dict):  # "saved <node>._saved_<name>"
+        seen = seen.get("saved", {}).get(m.field.rsplit(".", 1)[1])
     exact = seen.get("values") if isinstance(seen, dict) else seen[-1] if isinstance(seen, tuple) else None
     if not isinstance(exact, np.ndarray) or exact.shape != pair[0].shape:
         return False
