@@ -1083,3 +1083,37 @@ def test_copyslices_copies_the_views_gradient_into_the_bases_without_a_cast_node
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _inplace_on_a_view_with_a_wider_operand(al) == _inplace_on_a_view_with_a_wider_operand(torch)
+
+
+def _product_gradients(m):
+    out = []
+    for t1, t2 in [(False, False), (True, False), (False, True), (True, True)]:
+        a = m.arange(6.0, dtype=m.float64).reshape(2, 3)
+        b = m.arange(12.0, dtype=m.float64).reshape(3, 4)
+        a = (a.t().contiguous().t() if t1 else a).requires_grad_()  # column-major: a transpose's layout
+        b = (b.t().contiguous().t() if t2 else b).requires_grad_()
+        for create in (False, True):
+            for product in (a @ b, m.addmm(m.zeros(4, dtype=m.float64), a, b, alpha=2)):
+                ga, gb = m.autograd.grad((product ** 2).sum(), [a, b], create_graph=create)
+                out.append((ga.stride(), gb.stride(), ga.tolist(), gb.tolist(),
+                            graph_names(ga) if create else None))
+    x0 = m.arange(18.0, dtype=m.float64).reshape(2, 3, 3)
+    x2 = m.tensor([[0.0, -2.0, 0.0], [0.0, -1.0, 0.0]], dtype=m.float64, requires_grad=True)
+    (g,) = m.autograd.grad((x2 @ x0).sum(), [x2])  # folded through x2.t(): mm's mat2 is column-major
+    out.append((g.stride(), g.view(-1).tolist()))
+    i1, mat, vec = (m.ones(*s, dtype=m.float64, requires_grad=True) for s in ((2,), (2, 3), (3,)))
+    loss = (m.addmv(i1, mat, vec, beta=0.5, alpha=2) ** 2).sum()
+    gs = m.autograd.grad(loss, [i1, mat, vec], create_graph=True)
+    return out + [graph_names(g) for g in gs]
+
+
+@pytest.mark.torch
+def test_product_gradients_take_the_layout_and_graph_of_pytorchs():
+    """mm's gradient for a column-major (transposed) operand is the transpose of a product, in that
+    operand's layout, also when no graph is recorded (seed 11801540: the gradient of ``x2`` in
+    ``x2 @ batch`` came out column-major, and ``view(-1)`` of it raised); addmm honours the same rule;
+    addmm/addmv/baddbmm scale by alpha and beta as PyTorch's ``maybe_multiply`` (MulBackward1), and
+    addmv's gradient for the matrix is ``outer``'s ``grad.reshape(n, 1) * vec``."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _product_gradients(al) == _product_gradients(torch)

@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from .arithmetic import mul
 from .inplace import inplace
 from .promotion import broadcast_shape, cast, result_dtype
+from .scalar import MulNumber
 from .view import SqueezeInplace, UnsafeView, diagonal, expand, reshape
 
 
@@ -128,9 +129,10 @@ class Mm(Function):
         g = grad._data
         if not is_grad_enabled() and (a is None or a._data.dtype == g.dtype) and (
                 b is None or b._data.dtype == g.dtype):
-            # no create_graph, nothing to record: the same two products on the arrays (issue 17)
-            return (None if b is None else Tensor._make(_mm(g, b._data.T)),
-                    None if a is None else Tensor._make(_mm(a._data.T, g)))
+            # no create_graph, nothing to record: the same products on the arrays (issue 17)
+            col_a, col_b = ctx.column_major
+            return (None if b is None else Tensor._make(_mm(b._data, g.T).T if col_a else _mm(g, b._data.T)),
+                    None if a is None else Tensor._make(_mm(g.T, a._data).T if col_b else _mm(a._data.T, g)))
         # PyTorch's mm_mat1_backward/mm_mat2_backward: a column-major input (a transposed matrix) gets
         # its gradient as the transpose of a product, in its own layout
         col_a, col_b = ctx.column_major
@@ -310,7 +312,9 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
 
 # ------------------------------------------------------ addmm, addmv, baddbmm: beta * input + alpha * product
 def _scaled(t: Tensor, factor: Any) -> Tensor:
-    return t if factor == 1 else t * factor
+    """PyTorch's ``maybe_multiply``: ``t`` times a number unless it is 1 (a tensor times a Scalar:
+    ``MulBackward1`` under create_graph)."""
+    return t if factor == 1 else MulNumber.apply(t, factor)
 
 
 def _type(t: Tensor) -> str:
@@ -338,14 +342,17 @@ class Addmm(Function):
         _check_product(m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(m1, m2)
+        ctx.column_major = (_column_major(m1), _column_major(m2))
         return Tensor._make(_combine(a._data, _mm(m1._data, m2._data), beta, alpha))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
         m1, m2 = ctx.saved_tensors
+        col1, col2 = ctx.column_major  # (mm's rule: a column-major matrix's gradient in its layout)
         return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
-                _scaled(grad.mm(m2.t()), ctx.alpha) if m2 is not None else None,
-                _scaled(m1.t().mm(grad), ctx.alpha) if m1 is not None else None, None, None)
+                None if m2 is None else _scaled(m2.mm(grad.t()).t() if col1 else grad.mm(m2.t()), ctx.alpha),
+                None if m1 is None else _scaled(grad.t().mm(m1).t() if col2 else m1.t().mm(grad), ctx.alpha),
+                None, None)
 
 
 def _check_product(mat1: Tensor, mat2: Tensor) -> None:
@@ -388,8 +395,9 @@ class Addmv(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple:
         mat, vec = ctx.saved_tensors
         return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
-                _scaled(grad.unsqueeze(1) * vec.unsqueeze(0), ctx.alpha) if vec is not None else None,
-                _scaled(mat.t().mv(grad), ctx.alpha) if mat is not None else None, None, None)
+                # PyTorch's outer(grad, vec): grad.reshape(n, 1) * vec
+                None if vec is None else _scaled(reshape(grad, (grad._data.shape[0], 1)) * vec, ctx.alpha),
+                None if mat is None else _scaled(mat.t().mv(grad), ctx.alpha), None, None)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
