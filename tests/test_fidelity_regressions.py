@@ -1117,3 +1117,29 @@ def test_product_gradients_take_the_layout_and_graph_of_pytorchs():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _product_gradients(al) == _product_gradients(torch)
+
+
+def _linear_dtype_errors(m):
+    out = []
+    F = m.nn.functional
+    d = m.float64
+    inputs = (m.ones(3, dtype=d), m.ones(2, 3, dtype=d), m.ones(2, 2, 3, dtype=d),
+              m.ones(2, 3, 2, dtype=d).transpose(1, 2), m.ones(4, 2, 3, dtype=d)[::2], m.ones(2, 3))
+    for x in inputs:
+        for w in (m.ones(4, 3), m.ones(4, 3, dtype=m.float64)):
+            for b in (None, m.ones(4), m.ones(4, dtype=m.float64)):
+                try:
+                    out.append(str(F.linear(x, w, b).dtype))
+                except RuntimeError as err:
+                    out.append(str(err))
+    return out
+
+
+@pytest.mark.torch
+def test_linear_raises_the_dtype_error_of_the_path_pytorch_takes():
+    """Without a bias linear is matmul, which raises mm's, bmm's or mv's own text (seed 12401289: a batch
+    that does not fold went to bmm, "expected scalar type Double but found Float"); with one, addmm
+    checks the bias against the weight first, then the input."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _linear_dtype_errors(al) == _linear_dtype_errors(torch)

@@ -7,9 +7,6 @@ import math
 from ...dtypes import scalar_type_name
 from ...ops import linalg
 from ...tensor import Tensor
-from ._node import (
-    _short,
-)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -27,17 +24,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if weight.ndim > 2:  # PyTorch's weight.t() comes first
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
-    if input.dtype is not weight.dtype:
-        if bias is not None:
-            raise RuntimeError(
-                f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(input.dtype)} and "
-                f"{scalar_type_name(weight.dtype)}"
-            )
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_short(input)} != {_short(weight)}"
-        )
     if bias is None:  # (matmul folds a batch into one mm where PyTorch's does: UnsafeViewBackward0)
-        return linalg.matmul(input, weight.t())
+        return linalg.matmul(input, weight.t())  # (and raises mm's, bmm's or mv's dtype error)
+    if input.ndim == 2 or input._data.flags.c_contiguous:  # addmm: its dtype checks, in its order
+        for what, first, second in (("self", bias, weight), ("mat1", input, weight)):
+            if first.dtype is not second.dtype:
+                raise RuntimeError(f"{what} and mat2 must have the same dtype, but got "
+                                   f"{scalar_type_name(first.dtype)} and {scalar_type_name(second.dtype)}")
     if input.ndim == 2:
         return linalg.Addmm.apply(bias, input, weight.t(), 1, 1)
     if not input._data.flags.c_contiguous:  # PyTorch: matmul, then the bias added in place
