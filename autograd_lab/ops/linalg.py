@@ -133,15 +133,17 @@ class Mm(Function):
             col_a, col_b = ctx.column_major
             return (None if b is None else Tensor._make(_mm(b._data, g.T).T if col_a else _mm(g, b._data.T)),
                     None if a is None else Tensor._make(_mm(g.T, a._data).T if col_b else _mm(a._data.T, g)))
-        # PyTorch's mm_mat1_backward/mm_mat2_backward: a column-major input (a transposed matrix) gets
-        # its gradient as the transpose of a product, in its own layout
-        col_a, col_b = ctx.column_major
-        grad_a = grad_b = None
-        if b is not None:
-            grad_a = b.mm(grad.t()).t() if col_a else grad.mm(b.t())
-        if a is not None:
-            grad_b = grad.t().mm(a).t() if col_b else a.t().mm(grad)
-        return grad_a, grad_b
+        return _product_grads(grad, a, b, *ctx.column_major)
+
+
+def _product_grads(grad: Tensor, a: Tensor | None, b: Tensor | None, col_a: bool,
+                   col_b: bool) -> tuple[Tensor | None, Tensor | None]:
+    """The gradients of ``a @ b`` (mm's, addmm's), recorded as PyTorch's mm_mat1_backward and
+    mm_mat2_backward: a column-major operand (a transposed matrix) gets its gradient as the transpose of
+    a product, in its own layout. ``a`` (``b``) None: no gradient for ``b`` (``a``)."""
+    grad_a = None if b is None else b.mm(grad.t()).t() if col_a else grad.mm(b.t())
+    grad_b = None if a is None else grad.t().mm(a).t() if col_b else a.t().mm(grad)
+    return grad_a, grad_b
 
 
 def _mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -348,11 +350,10 @@ class Addmm(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
         m1, m2 = ctx.saved_tensors
-        col1, col2 = ctx.column_major  # (mm's rule: a column-major matrix's gradient in its layout)
+        grad1, grad2 = _product_grads(grad, m1, m2, *ctx.column_major)
         return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
-                None if m2 is None else _scaled(m2.mm(grad.t()).t() if col1 else grad.mm(m2.t()), ctx.alpha),
-                None if m1 is None else _scaled(grad.t().mm(m1).t() if col2 else m1.t().mm(grad), ctx.alpha),
-                None, None)
+                None if grad1 is None else _scaled(grad1, ctx.alpha),
+                None if grad2 is None else _scaled(grad2, ctx.alpha), None, None)
 
 
 def _check_product(mat1: Tensor, mat2: Tensor) -> None:
