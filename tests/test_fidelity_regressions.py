@@ -1143,3 +1143,26 @@ def test_linear_raises_the_dtype_error_of_the_path_pytorch_takes():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _linear_dtype_errors(al) == _linear_dtype_errors(torch)
+
+
+def _prod_of_one_element(m):
+    out = []
+    for shape in [(1,), (1, 1), (2, 1), (3,)]:
+        for dim in (None, 0):
+            x = m.tensor(np.zeros(shape), requires_grad=True)
+            v = x * 1.0
+            p = v.prod() if dim is None else v.prod(dim)
+            (g,) = m.autograd.grad((p * p).sum(), [x], create_graph=True)
+            (gg,) = m.autograd.grad(g.sum(), [x])
+            out.append((tuple(g.shape), g.stride(), graph_names(g), gg.tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_the_gradient_of_a_product_of_one_element_is_the_incoming_gradient_viewed():
+    """``prod()`` of a one-element tensor holding 0: PyTorch's ``prod_safe_zeros_backward`` has nothing
+    else to multiply and returns the incoming gradient, viewed as the input (seed 13800664: a
+    ``MulBackward0`` by ones stood between them in the create_graph graph)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _prod_of_one_element(al) == _prod_of_one_element(torch)

@@ -668,12 +668,10 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 
 # ---------------------------------------------------------------------------- prod
 def _exclusive_products(a: Tensor, dim: int) -> Tensor:
-    """For each element, the product of all the others along ``dim`` (zeros allowed): PyTorch's
-    ``prod_safe_zeros_backward``, products from the left times products from the right."""
+    """For each element, the product of all the others along ``dim`` (zeros allowed; more than one
+    element): PyTorch's ``prod_safe_zeros_backward``, products from the left times from the right."""
 
     n = a._data.shape[dim]
-    if n == 1:
-        return Tensor._make(np.ones_like(a._data))
     ones = Tensor._make(np.ones(_kept_shape(a._data.shape, (dim,)), dtype=a._data.dtype))
     left = cat([ones, narrow(a, dim, 0, n - 1)], dim).cumprod(dim)
     right = _flip(cat([ones, _flip(narrow(a, dim, 1, n - 1), dim)], dim).cumprod(dim), dim)
@@ -697,6 +695,8 @@ class ProdAll(Function):
             return grad, None
         if not np.any(a._data == 0):
             return grad * (out / a), None
+        if a._data.size == 1:  # PyTorch's prod_safe_zeros_backward: nothing else to multiply
+            return grad.reshape(a._data.shape), None
         flat = a.reshape(-1)
         return (grad * _exclusive_products(flat, 0)).reshape(a._data.shape), None
 
