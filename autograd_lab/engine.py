@@ -500,13 +500,15 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None
 
 def _accumulate(old: Tensor, new: Tensor) -> Tensor:
     """Two gradients for one input summed, as PyTorch's ``InputBuffer::accumulate``: recorded under
-    create_graph (``old + new``); else added in place into whichever is row-major (the sum is then
-    row-major too; ``old + new`` would take a transposed ``old``'s layout), on the arrays."""
+    create_graph (``old + new``); else, on the arrays, "in place" into ``old`` where PyTorch can (it is
+    dense and no view or other gradient shares it: the sum keeps ``old``'s layout, in a new array),
+    otherwise as ``old + new`` (TensorIterator's layout, ``old`` deciding first)."""
     if grad_mode._state.enabled:
         return old + new
     a, b = old._data, new._data
-    if (a.flags.c_contiguous or b.flags.c_contiguous) and a.dtype is b.dtype and a.shape == b.shape:
-        return Tensor._make(np.add(a, b, order="C"))
+    if a.base is None and old is not new and a.dtype is b.dtype and a.shape == b.shape:
+        # (an array that owns its memory is dense; NumPy's empty_like keeps its order of dims)
+        return Tensor._make(np.add(a, b, out=np.empty_like(a)))
     return old + new
 
 

@@ -1166,3 +1166,52 @@ def test_the_gradient_of_a_product_of_one_element_is_the_incoming_gradient_viewe
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _prod_of_one_element(al) == _prod_of_one_element(torch)
+
+
+def _summed_gradient_layouts(m):
+    """Gradients of ``x`` reaching it along two paths of different layouts, summed by the engine: the
+    sum's strides (of dims of size > 1: PyTorch's and NumPy's differ for size-1 dims and nothing reads
+    them), for backward's and create_graph's sums, and their values."""
+    paths = {
+        "id": lambda x: x * 2.0,
+        "T01": lambda x: (x.transpose(0, 1) * 3.0).transpose(0, 1),
+        "T12": lambda x: (x.transpose(1, 2) * 3.0).transpose(1, 2),
+        "perm": lambda x: (x.permute(2, 0, 1) * 1.5).permute(1, 2, 0),
+        "sum": lambda x: x.sum(0, keepdim=True).expand_as(x) * 1.0,
+        "sumall": lambda x: x.sum() * x.new_ones(()),
+        "mmL": lambda x: x @ m.ones(x.shape[-1], x.shape[-1], dtype=x.dtype),
+        "mmR": lambda x: (x.mT @ m.ones(x.shape[-2], x.shape[-2], dtype=x.dtype)).mT,
+        "expand": lambda x: x[:, :1] * m.ones_like(x),
+        "flip": lambda x: x.flip(1) * 2.0,
+        "relu": lambda x: (x.transpose(0, 2) * 1.0).relu().transpose(0, 2) * 1.0,
+        "relu2": lambda x: x.relu() * x.transpose(1, 2).contiguous().transpose(1, 2),
+        "contig": lambda x: x.transpose(0, 2).contiguous().transpose(0, 2) * 1.0,
+    }
+    out = []
+    for shape in [(2, 3, 4), (1, 3, 4), (2, 1, 4), (2, 3, 1), (1, 1, 4)]:
+        for p1 in paths.values():
+            for p2 in paths.values():
+                x = m.tensor(np.arange(np.prod(shape), dtype=np.float64).reshape(shape), requires_grad=True)
+                y = (p1(x) * p2(x)).sum()
+                for create_graph in (False, True):
+                    (g,) = m.autograd.grad(y, [x], retain_graph=True, create_graph=create_graph)
+                    out.append((tuple(st for st, n in zip(g.stride(), g.shape) if n > 1), g.tolist()))
+    x1 = m.tensor(np.arange(12.0).reshape(3, 2, 2) - 5, requires_grad=True)
+    (g1,) = m.autograd.grad((x1.matmul(x1.mT) ** 2).sum(), [x1], create_graph=True)
+    (v1,) = m.autograd.grad(g1.sum(), [x1])
+    out.append((v1.stride(), v1.is_contiguous()))
+    return out
+
+
+@pytest.mark.torch
+def test_two_gradients_summed_in_the_engine_take_the_layout_of_pytorchs_input_buffer():
+    """PyTorch's InputBuffer adds the second gradient in place into the first where it can (dense, no
+    view), else computes ``old + new``: the sum has the first gradient's layout either way (seed
+    14901032: the second derivative of ``x1 @ x1.mT`` came out row-major where PyTorch's is not, and
+    ``view(-1)`` of it did not raise). The products and relu gradients computed on arrays take
+    TensorIterator's layout too (NumPy's differs for a transposed operand)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _summed_gradient_layouts(al), _summed_gradient_layouts(torch)
+    assert len(ours) == len(theirs) == 5 * 13 * 13 * 2 + 1
+    assert [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []

@@ -31,6 +31,7 @@ from .promotion import (
     as_operand,
     binary_operands,
     cast,
+    iterator_layout,
     result_dtype,
 )
 from .scalar import MulNumber, SubNumber
@@ -186,8 +187,11 @@ class Mul(Function):
 
 
 def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``g * x`` with the dtype PyTorch gives the product of two tensors (a saved number is a 0-d one)."""
+    """``g * x`` with the dtype and layout PyTorch gives the product of two tensors (a saved number is
+    a 0-d one)."""
     out = np.multiply(g, x)
+    if not (g.flags.c_contiguous and x.flags.c_contiguous):  # (a transposed operand: PyTorch's layout)
+        out = iterator_layout(out, g, x)
     if out.dtype is g.dtype and x.dtype is g.dtype:  # one dtype, the common case: nothing to promote
         return out
     return cast(out, Tensor._make(g), Tensor._make(x))

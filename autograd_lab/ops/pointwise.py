@@ -252,9 +252,18 @@ class Relu(Function):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         if not is_grad_enabled():  # no graph to build: ThresholdBackward's kernel, on the arrays
             (out,) = ctx.saved_arrays
-            return Tensor._make(_kept_where(out != 0, grad._data))  # (out >= 0 or nan: see below)
+            return Tensor._make(_threshold_grad(out, grad._data))
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out)
+
+
+def _threshold_grad(out: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``g`` where relu's result ``out`` is not 0 (>= 0 or nan: see below), laid out as PyTorch's
+    ``threshold_backward``, whose first operand is the result."""
+    kept = _kept_where(out != 0, g)
+    if out.flags.c_contiguous and g.flags.c_contiguous:
+        return kept
+    return iterator_layout(kept, out, g)
 
 
 class ThresholdBackward(Function):
@@ -270,7 +279,7 @@ class ThresholdBackward(Function):
     def forward(ctx: Any, grad: Tensor, result: Tensor) -> Tensor:
         ctx.save_for_backward(result)
         ctx._saved_threshold = 0
-        return Tensor._make(_kept_where(result._data != 0, grad._data))
+        return Tensor._make(_threshold_grad(result._data, grad._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
