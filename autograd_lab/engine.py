@@ -508,7 +508,9 @@ def _accumulate(old: Tensor, new: Tensor) -> Tensor:
     a, b = old._data, new._data
     if a.base is None and old is not new and a.dtype is b.dtype and a.shape == b.shape:
         # (an array that owns its memory is dense; NumPy's empty_like keeps its order of dims)
-        return Tensor._make(np.add(a, b, out=np.empty_like(a)))
+        out = Tensor._make(np.add(a, b, out=np.empty_like(a)))
+        out._version_counter.value = old._version + 1  # PyTorch's add_ counts
+        return out
     return old + new
 
 

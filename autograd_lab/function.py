@@ -513,6 +513,8 @@ class AccumulateGrad(Node):
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
             var._grad = Tensor._make(np.array(grad._data, dtype=var._data.dtype, copy=True))
+            if grad._counter is not None and grad._data.base is None:  # PyTorch would take it as it is:
+                var._grad._version_counter.value = grad._counter.value  # its version too (engine sums)
         else:
             try:
                 var._grad._data += grad._data

@@ -1215,3 +1215,37 @@ def test_two_gradients_summed_in_the_engine_take_the_layout_of_pytorchs_input_bu
     ours, theirs = _summed_gradient_layouts(al), _summed_gradient_layouts(torch)
     assert len(ours) == len(theirs) == 5 * 13 * 13 * 2 + 1
     assert [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []
+
+
+def _versions_of_summed_gradients(m):
+    out = []
+    programs = [lambda x: (x * x).sum(), lambda x: (x * x * x).sum(), lambda x: (x * x + x).sum(),
+                lambda x: (x.t() * x.t()).sum(), lambda x: ((x * 1) * (x * 1)).sum(), lambda x: (x + x).sum()]
+    for f in programs:
+        x = m.tensor([[1.0, 2.0]], requires_grad=True)
+        f(x).backward()
+        out.append(x.grad._version)
+        f(x).backward()  # added into .grad in place
+        out.append(x.grad._version)
+        for create_graph in (False, True):
+            (g,) = m.autograd.grad(f(x), [x], create_graph=create_graph)
+            out.append(g._version)
+    x = m.zeros((0, 3), requires_grad=True)  # seed 15100666: the version inside an error text
+    (g1,) = m.autograd.grad((x * x).sum(), [x], create_graph=True)
+    (v1,) = m.autograd.grad(g1.sum(), [x])
+    y = m.nn.functional.linear(x, v1)
+    v1.zero_()
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    return out + [str(info.value)]
+
+
+@pytest.mark.torch
+def test_gradients_summed_in_place_count_a_version_as_pytorchs():
+    """PyTorch's engine adds a second gradient into the first in place (``add_``: a version more), and
+    AccumulateGrad takes that sum as ``.grad`` as it is: ``x.grad._version`` is 1 after ``(x * x)``'s
+    backward, and so is the gradient ``autograd.grad`` returns (seeds 9902477, 15100666: a saved
+    gradient changed in place was named "at version 1; expected version 0", PyTorch's 2 and 1)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _versions_of_summed_gradients(al) == _versions_of_summed_gradients(torch)
