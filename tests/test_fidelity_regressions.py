@@ -1249,3 +1249,27 @@ def test_gradients_summed_in_place_count_a_version_as_pytorchs():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _versions_of_summed_gradients(al) == _versions_of_summed_gradients(torch)
+
+
+def _expand_geometry(m):
+    F = m.nn.functional
+    out = [m.tensor(1.0).expand(1).stride(), m.tensor(1.0).expand(2, 1).stride(),
+           m.ones(3).expand(2, 1, 3).stride(), m.ones(3, 1).expand(1, 1, 3, 4).stride(),
+           m.ones(2, 3).t().expand(1, 3, 2).stride(), m.ones(3)[::2].expand(2, 1, 2).stride()]
+    e = m.arange(1.0, 49.0).reshape(2, 3, 8)[:, :1].expand(2, 3, 8)  # a repeated (stride-0) dimension
+    out += [e.float().stride(), e.erf().stride(), e.erfc().stride(), F.gelu(e).stride(), e.exp().stride()]
+    x1 = m.tensor(np.arange(9.0).reshape(3, 3, 1), requires_grad=True)
+    v = x1.expand(2, 3, 3, 1)[-1:]  # a size-1 dimension that steps 0: the batch does not fold (bmm)
+    out.append(graph_names(m.matmul(v, m.ones(1, 2, dtype=v.dtype))))
+    return out
+
+
+@pytest.mark.torch
+def test_expand_casts_and_composite_functions_lay_out_results_as_pytorch():
+    """``expand`` gives PyTorch's strides (inferExpandGeometry: a new size-1 dimension steps over the
+    next one; NumPy's 0 there made matmul fold a batch that PyTorch does not, seed 16900987); a cast
+    (``_to_copy``) and functions computed in several NumPy steps (erf, erfc, gelu) lay a broadcast
+    input's result out as PyTorch's kernels (NumPy's casts left it (24, 1, 3), PyTorch (24, 8, 1))."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _expand_geometry(al) == _expand_geometry(torch)

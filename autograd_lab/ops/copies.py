@@ -21,7 +21,12 @@ class ToCopy(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dtype: np.dtype) -> Tensor:
-        return Tensor._make(a._data.astype(dtype))
+        x = a._data
+        if x.flags.c_contiguous and 1 not in x.shape:
+            return Tensor._make(x.astype(dtype))
+        out = empty_preserving(x, dtype)  # PyTorch's _to_copy: empty_like's layout (not astype's)
+        np.copyto(out, x, casting="unsafe")
+        return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

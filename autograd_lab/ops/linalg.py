@@ -272,15 +272,10 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 
 def _torch_strides(t: Tensor) -> list[int]:
-    """The strides PyTorch would give ``t``, in elements: NumPy's (each op lays its result out as
-    PyTorch's, a size-1 dimension's stride too), but for a size-1 dimension NumPy added with step 0
-    (``a[None]``), which PyTorch's unsqueeze gives the step of the next dimension times its size."""
+    """``t``'s strides in elements: PyTorch's (each op lays its result out as PyTorch's, a size-1
+    dimension's stride too: an expand's or unsqueeze's new one steps over the next, as PyTorch's)."""
     d = t._data
-    strides = [st // d.itemsize for st in d.strides]
-    for i in reversed(range(d.ndim)):
-        if d.shape[i] == 1 and strides[i] == 0:
-            strides[i] = strides[i + 1] * d.shape[i + 1] if i + 1 < d.ndim else 1
-    return strides
+    return [st // d.itemsize for st in d.strides]
 
 
 def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:

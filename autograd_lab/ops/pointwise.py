@@ -29,6 +29,7 @@ from .promotion import (
     _not_implemented,
     iterator_layout,
     result_dtype,
+    unary_layout,
 )
 from .scalar import AddNumber, MulNumber
 
@@ -311,11 +312,11 @@ _erfc64 = np.frompyfunc(math.erfc, 1, 1)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    return np.asarray(_erf64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+    return unary_layout(np.asarray(_erf64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype), x)
 
 
 def _erfc(x: np.ndarray) -> np.ndarray:
-    return np.asarray(_erfc64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+    return unary_layout(np.asarray(_erfc64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype), x)
 
 
 def _erfinv(x: np.ndarray) -> np.ndarray:

@@ -205,6 +205,12 @@ def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
     return target
 
 
+def unary_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``out``, computed from ``x`` in several NumPy steps (whose casts lay a broadcast input out their
+    own way), laid out as PyTorch's one kernel lays out its result."""
+    return out if x.flags.c_contiguous else iterator_layout(out, x)
+
+
 # ------------------------------------------------------------------------- argument checks, shared by the ops
 
 

@@ -169,18 +169,25 @@ class Expand(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
         ctx.shape = a._data.shape
-        if int(np.prod(shape)) == a._data.size > 0:  # repeats nothing: a writable view, as in PyTorch
-            return _view(a, np.reshape(a._data, shape, copy=False))
-        # a repeated dimension steps 0; the others keep their steps, a size-1 one too, as PyTorch's
-        # (NumPy's broadcast_to sets 0 there, and matmul would then not fold as PyTorch's does)
-        data, lead = a._data, len(shape) - a._data.ndim
-        strides = [0] * lead + [st if n == size else 0
-                                for n, size, st in zip(data.shape, shape[lead:], data.strides)]
+        data = a._data
+        # PyTorch's geometry (inferExpandGeometry): a repeated dimension steps 0; the others keep their
+        # steps, a size-1 one too; a new dimension of size 1 steps over the next (NumPy's broadcast_to
+        # sets 0 in both, and matmul would then not fold as PyTorch's does)
+        lead = len(shape) - data.ndim
+        strides = [0] * len(shape)
+        for i in range(len(shape) - 1, -1, -1):
+            if i >= lead:
+                size, st = data.shape[i - lead], data.strides[i - lead]
+            else:
+                size, st = 1, shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
+            strides[i] = st if size == shape[i] else 0
+        writeable = int(np.prod(shape)) == data.size > 0  # repeats nothing: a writable view, as in PyTorch
         if data.flags.c_contiguous:  # (the ndarray constructor over its buffer: a fifth of as_strided)
             out = np.ndarray(shape, data.dtype, data, 0, strides)
-            out.flags.writeable = False
+            if not writeable:
+                out.flags.writeable = False
             return _view(a, out)
-        return _view(a, np.lib.stride_tricks.as_strided(data, shape, strides, writeable=False))
+        return _view(a, np.lib.stride_tricks.as_strided(data, shape, strides, writeable=writeable))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
