@@ -458,8 +458,12 @@ def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         lead = data.ndim - len(shape)
         dims = _SUMMED_DIMS[key] = tuple(range(lead)) + tuple(
             lead + i for i, s in enumerate(shape) if s == 1 and data.shape[lead + i] != 1)
-    out = np.add.reduce(data, axis=dims, keepdims=True) if dims else data
-    return out.reshape(shape)
+    if not dims:
+        return data.reshape(shape)
+    out = np.add.reduce(data, axis=dims, keepdims=True)
+    if not data.flags.c_contiguous:  # PyTorch's sum is laid out by rows, NumPy's as its input (a size-1
+        out = np.ascontiguousarray(out).reshape(-1).reshape(out.shape)  # dim's stride too)
+    return out if out.shape == shape else out.reshape(shape)  # (a view only where PyTorch's is one)
 
 
 def _dtype_of(np_dtype: np.dtype) -> Any:

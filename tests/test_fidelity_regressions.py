@@ -1186,6 +1186,14 @@ def _summed_gradient_layouts(m):
         "relu": lambda x: (x.transpose(0, 2) * 1.0).relu().transpose(0, 2) * 1.0,
         "relu2": lambda x: x.relu() * x.transpose(1, 2).contiguous().transpose(1, 2),
         "contig": lambda x: x.transpose(0, 2).contiguous().transpose(0, 2) * 1.0,
+        "lsm": lambda x: x.transpose(0, 2).log_softmax(-1).transpose(0, 2),
+        "sm": lambda x: x.transpose(1, 2).softmax(1).transpose(1, 2),
+        "idx": lambda x: x.transpose(0, 2)[[0, 0, 0]].sum(0, keepdim=True).transpose(0, 2) * 1.0,
+        "sig": lambda x: x.transpose(0, 1).sigmoid().transpose(0, 1),
+        "tanh": lambda x: x.transpose(1, 2).tanh().transpose(1, 2),
+        "exp": lambda x: (x.transpose(1, 2) / 40).exp().transpose(1, 2),
+        "mean": lambda x: x.transpose(0, 2).mean(0, keepdim=True).transpose(0, 2) * x,
+        "max": lambda x: x.transpose(1, 2).amax(1, keepdim=True).transpose(1, 2) * 1.0,
     }
     out = []
     for shape in [(2, 3, 4), (1, 3, 4), (2, 1, 4), (2, 3, 1), (1, 1, 4)]:
@@ -1195,7 +1203,7 @@ def _summed_gradient_layouts(m):
                 y = (p1(x) * p2(x)).sum()
                 for create_graph in (False, True):
                     (g,) = m.autograd.grad(y, [x], retain_graph=True, create_graph=create_graph)
-                    out.append((tuple(st for st, n in zip(g.stride(), g.shape) if n > 1), g.tolist()))
+                    out.append((tuple(st for st, n in zip(g.stride(), g.shape) if n > 1), g.detach().numpy()))
     x1 = m.tensor(np.arange(12.0).reshape(3, 2, 2) - 5, requires_grad=True)
     (g1,) = m.autograd.grad((x1.matmul(x1.mT) ** 2).sum(), [x1], create_graph=True)
     (v1,) = m.autograd.grad(g1.sum(), [x1])
@@ -1209,12 +1217,17 @@ def test_two_gradients_summed_in_the_engine_take_the_layout_of_pytorchs_input_bu
     view), else computes ``old + new``: the sum has the first gradient's layout either way (seed
     14901032: the second derivative of ``x1 @ x1.mT`` came out row-major where PyTorch's is not, and
     ``view(-1)`` of it did not raise). The products and relu gradients computed on arrays take
-    TensorIterator's layout too (NumPy's differs for a transposed operand)."""
+    TensorIterator's layout too (NumPy's differs for a transposed operand), as do the gradients of
+    tanh, sigmoid and amax, a sum back to a broadcast input's shape (row-major, as PyTorch's), and a
+    product with a number where a size-1 dimension takes its stride from the tensor (PyTorch's)."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     ours, theirs = _summed_gradient_layouts(al), _summed_gradient_layouts(torch)
-    assert len(ours) == len(theirs) == 5 * 13 * 13 * 2 + 1
-    assert [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []
+    assert len(ours) == len(theirs) == 5 * 21 * 21 * 2 + 1
+    assert ours[-1] == theirs[-1]
+    assert [i for i, (a, b) in enumerate(zip(ours[:-1], theirs[:-1])) if a[0] != b[0]] == []  # layouts
+    for (_, a), (_, b) in zip(ours[:-1], theirs[:-1]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)  # (rounding: sums in another order)
 
 
 def _versions_of_summed_gradients(m):

@@ -29,7 +29,6 @@ from .promotion import (
     _not_implemented,
     iterator_layout,
     result_dtype,
-    unary_layout,
 )
 from .scalar import AddNumber, MulNumber
 
@@ -184,7 +183,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
         ctx.save_for_backward(grad, y)
-        return Tensor._make(grad._data * (1 - y._data * y._data))
+        return Tensor._make(iterator_layout(grad._data * (1 - y._data * y._data), grad._data, y._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
@@ -225,7 +224,7 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
         ctx.save_for_backward(grad, y)
-        return Tensor._make(grad._data * y._data * (1 - y._data))
+        return Tensor._make(iterator_layout(grad._data * y._data * (1 - y._data), grad._data, y._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
@@ -262,9 +261,7 @@ def _threshold_grad(out: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``g`` where relu's result ``out`` is not 0 (>= 0 or nan: see below), laid out as PyTorch's
     ``threshold_backward``, whose first operand is the result."""
     kept = _kept_where(out != 0, g)
-    if out.flags.c_contiguous and g.flags.c_contiguous:
-        return kept
-    return iterator_layout(kept, out, g)
+    return kept if out.flags.c_contiguous and g.flags.c_contiguous else iterator_layout(kept, out, g)
 
 
 class ThresholdBackward(Function):
@@ -312,11 +309,11 @@ _erfc64 = np.frompyfunc(math.erfc, 1, 1)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    return unary_layout(np.asarray(_erf64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype), x)
+    return iterator_layout(np.asarray(_erf64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype), x)
 
 
 def _erfc(x: np.ndarray) -> np.ndarray:
-    return unary_layout(np.asarray(_erfc64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype), x)
+    return iterator_layout(np.asarray(_erfc64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype), x)
 
 
 def _erfinv(x: np.ndarray) -> np.ndarray:

@@ -189,8 +189,10 @@ def row_major(x: Any, dtype: Any = None) -> np.ndarray:
 def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
     """``out`` (a NumPy result of ``inputs``, broadcast) laid out as PyTorch's TensorIterator lays out
     the result: in :func:`dense_order` of the inputs' strides (the first input decides where they
-    disagree; NumPy mixes them). Row-major inputs give a row-major result either way: returned as is."""
-    if out.ndim < 2 or all(a.flags.c_contiguous for a in inputs):
+    disagree; NumPy mixes them). Row-major inputs give a row-major result either way, returned as is,
+    but where a dimension of size 1 takes its stride from a broadcast input's."""
+    if out.ndim < 2 or all(a.flags.c_contiguous for a in inputs) and (
+            1 not in out.shape or all(a.shape == out.shape for a in inputs)):
         return out
     shape = out.shape
     strides = []
@@ -203,12 +205,6 @@ def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
         return out
     target[...] = out
     return target
-
-
-def unary_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``out``, computed from ``x`` in several NumPy steps (whose casts lay a broadcast input out their
-    own way), laid out as PyTorch's one kernel lays out its result."""
-    return out if x.flags.c_contiguous else iterator_layout(out, x)
 
 
 # ------------------------------------------------------------------------- argument checks, shared by the ops
@@ -226,8 +222,8 @@ def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
     except ValueError:
         broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
         raise
-    if x.flags.c_contiguous and y.flags.c_contiguous:  # (the common case, without a call)
-        return out
+    if x.flags.c_contiguous and y.flags.c_contiguous and (x.shape == y.shape or 1 not in out.shape):
+        return out  # (the common case, without a call)
     return iterator_layout(out, x, y)  # (a transposed or broadcast operand: PyTorch's layout)
 
 

@@ -28,6 +28,7 @@ from .promotion import (
     _const,
     _invalid_combination,
     _need_tensors,
+    iterator_layout,
     result_dtype,
     row_major,
 )
@@ -573,7 +574,8 @@ class _Amax(Function):
         count = np.add.reduce(mask, axis=ctx.dims if a._data.ndim else (), keepdims=True, dtype=np.int64)
         if not is_grad_enabled():  # no graph to build: the same, on the arrays
             g = grad._data.reshape(kept.shape)
-            return Tensor._make((g / count.astype(g.dtype)) * mask), None, None
+            g = iterator_layout(g / count.astype(g.dtype), g, count)  # (each product in PyTorch's layout)
+            return Tensor._make(iterator_layout(g * mask, g, mask)), None, None
         g = grad if ctx.keepdim else grad.reshape(kept.shape)
         return (g / Tensor._make(count)) * Tensor._make(mask), None, None
 

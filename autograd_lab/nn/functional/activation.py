@@ -30,7 +30,7 @@ from ...dtypes import scalar_type_name
 from ...function import Function
 from ...ops import logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
-from ...ops.promotion import _const, unary_layout
+from ...ops.promotion import _const, iterator_layout
 from ...ops.scalar import AddNumber
 from ...tensor import Tensor
 from ._node import (
@@ -192,7 +192,7 @@ def _gelu_value(d: np.ndarray, approximate: str) -> np.ndarray:
         out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w**3)))
     else:
         out = w * _normal_cdf(w)
-    return unary_layout(out.astype(d.dtype), d)
+    return iterator_layout(out.astype(d.dtype), d)
 
 
 def _gelu_derivative(d: np.ndarray, approximate: str) -> np.ndarray:
