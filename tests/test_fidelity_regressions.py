@@ -1286,3 +1286,35 @@ def test_expand_casts_and_composite_functions_lay_out_results_as_pytorch():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _expand_geometry(al) == _expand_geometry(torch)
+
+
+def _index_kernel_layouts(m):
+    b = m.tensor(np.arange(48.0).reshape(2, 3, 8))
+    sources = [b, b.permute(2, 0, 1), b.transpose(0, 2), b[:, :, ::2], b[:1].permute(2, 0, 1),
+               m.tensor(np.arange(16.0).reshape(4, 4, 1)).permute(2, 1, 0), b[:, :1],
+               b[:1, :, :1].permute(1, 2, 0)]
+    keys = [(slice(None), [0, 1]), ([0, 1],), (Ellipsis, [0, 1]), ([0], slice(None), [0, 1]),
+            (slice(None), [[0], [1]]), ([0, 0], [0, 1]), (slice(None), slice(None), [1, 0]), (0, [0, 1]),
+            (m.tensor([True, False]),), (slice(None), m.tensor([0, 0, 0])),
+            ([[0, 0]], slice(None), [[0], [0]]), (None, slice(None), [0, 0])]
+    out = []
+    for src in sources:
+        for key in keys:
+            try:
+                r = src[key]
+            except (IndexError, RuntimeError) as e:
+                out.append(type(e).__name__)
+                continue
+            out.append((tuple(r.shape), r.stride()))
+    return out
+
+
+@pytest.mark.torch
+def test_advanced_index_results_are_laid_out_as_pytorchs_index_kernel():
+    """PyTorch reshapes each index to (1, ..., index shape, ..., 1) before TensorIterator orders the
+    result's dims: where the result has size 1 too, that stride is not broadcast away and decides the
+    order (seed 18402436: ``v1[:, [0, 1]]`` of a permuted (1, 4, 4) came out column-major, and matmul's
+    reshape then recorded ReshapeAliasBackward0 where PyTorch's records ViewBackward0)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _index_kernel_layouts(al) == _index_kernel_layouts(torch)

@@ -424,7 +424,16 @@ def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
     nb = len(bshape)
     operands = [[src.strides[i] for i in before] + [0] * nb + [src.strides[i] for i in after]]
     for k in arrays:
-        operands.append([0] * len(before) + list(np.broadcast_to(k, bshape).strides) + [0] * len(after))
+        row = [0] * len(before) + list(np.broadcast_to(k, bshape).strides) + [0] * len(after)
+        if k.shape == bshape and k.flags.c_contiguous and len(row) == res.ndim:
+            # PyTorch reshapes the index to (1,) * len(before) + bshape + (1,) * len(after), row-major:
+            # where the result's dim is 1 too, that reshape's stride is not broadcast away
+            step = k.itemsize
+            for i in range(res.ndim - 1, -1, -1):
+                if (i < len(before) or i >= len(before) + nb) and res.shape[i] == 1:
+                    row[i] = step
+                step *= res.shape[i] if len(before) <= i < len(before) + nb else 1
+        operands.append(row)
     order = dense_order(res.shape, *operands) if res.ndim == len(operands[0]) else []
     if order == sorted(order):
         return row_major(res)
