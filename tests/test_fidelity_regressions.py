@@ -1274,6 +1274,10 @@ def _expand_geometry(m):
     x1 = m.tensor(np.arange(9.0).reshape(3, 3, 1), requires_grad=True)
     v = x1.expand(2, 3, 3, 1)[-1:]  # a size-1 dimension that steps 0: the batch does not fold (bmm)
     out.append(graph_names(m.matmul(v, m.ones(1, 2, dtype=v.dtype))))
+    # an expanded float32 operand of a float64 op: the layout is the operands', not NumPy's cast's
+    x0 = m.tensor(np.arange(8.0).reshape(1, 2, 4), requires_grad=True)
+    v1 = m.arange(8.0, dtype=m.float32).reshape(2, 4).requires_grad_().expand(2, 2, 4).sub(x0, alpha=-1.0)
+    out += [v1.stride(), graph_names(m.matmul((1.0 / v1).relu(), m.ones(4, 2, dtype=m.float64)))]
     return out
 
 
@@ -1282,7 +1286,9 @@ def test_expand_casts_and_composite_functions_lay_out_results_as_pytorch():
     """``expand`` gives PyTorch's strides (inferExpandGeometry: a new size-1 dimension steps over the
     next one; NumPy's 0 there made matmul fold a batch that PyTorch does not, seed 16900987); a cast
     (``_to_copy``) and functions computed in several NumPy steps (erf, erfc, gelu) lay a broadcast
-    input's result out as PyTorch's kernels (NumPy's casts left it (24, 1, 3), PyTorch (24, 8, 1))."""
+    input's result out as PyTorch's kernels (NumPy's casts left it (24, 1, 3), PyTorch (24, 8, 1)), and
+    so does an op of two dtypes (seed 20000308: the cast copy of an expanded operand decided the layout,
+    and matmul did not fold where PyTorch does)."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _expand_geometry(al) == _expand_geometry(torch)

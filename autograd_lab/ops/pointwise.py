@@ -774,7 +774,8 @@ class Atan2(Function):
         ctx.save_for_backward(a, b)
         dt = _float_result(a, b)
         x, y = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
-        return Tensor._make(iterator_layout(np.asarray(np.arctan2(x, y)), x, y))
+        # laid out as the operands are (their casts' layout is NumPy's)
+        return Tensor._make(iterator_layout(np.asarray(np.arctan2(x, y)), a._data, b._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:

@@ -214,13 +214,14 @@ def _binary(fn: Any, a: Tensor, b: Tensor) -> np.ndarray:
     """``fn`` of the two arrays, computed as PyTorch does in their common dtype (NumPy would compute a
     float32 tensor and a 0-d float64 one in float64, then round once more)."""
     x, y = a._data, b._data
-    if x.dtype is not y.dtype and x.dtype != y.dtype:
+    xc, yc = x, y
+    if x.dtype is not y.dtype and x.dtype != y.dtype:  # (the layout is the operands', not the casts')
         common = result_dtype(a, b)
-        x, y = x.astype(common, copy=False), y.astype(common, copy=False)
+        xc, yc = x.astype(common, copy=False), y.astype(common, copy=False)
     try:
-        out = fn(x, y)  # (quiet: Function.apply runs every forward so)
+        out = fn(xc, yc)  # (quiet: Function.apply runs every forward so)
     except ValueError:
-        broadcast_shape(a._data.shape, b._data.shape)  # raises PyTorch's message
+        broadcast_shape(x.shape, y.shape)  # raises PyTorch's message
         raise
     if x.flags.c_contiguous and y.flags.c_contiguous and (x.shape == y.shape or 1 not in out.shape):
         return out  # (the common case, without a call)
