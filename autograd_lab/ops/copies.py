@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
-from .inplace import _dense, empty_preserving, fill_inplace, inplace, with_strides_of
+from .inplace import copy_preserving, fill_inplace, inplace
 from .promotion import as_operand
 
 
@@ -21,12 +21,7 @@ class ToCopy(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dtype: np.dtype) -> Tensor:
-        x = a._data
-        if x.flags.c_contiguous and 1 not in x.shape:
-            return Tensor._make(x.astype(dtype))
-        out = empty_preserving(x, dtype)  # PyTorch's _to_copy: empty_like's layout (not astype's)
-        np.copyto(out, x, casting="unsafe")
-        return Tensor._make(out)
+        return Tensor._make(copy_preserving(a._data, dtype))  # PyTorch's _to_copy: empty_like's layout
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -90,14 +85,9 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, order: str = "K") -> Tensor:
-        if order == "K" and not _dense(a._data):  # PyTorch's preserve_format: an expanded or strided
-            out = empty_preserving(a._data)  # tensor's clone is dense, its dimensions in a's order
-            out[...] = a._data
-            return Tensor._make(out)
-        out = np.array(a._data, copy=True, order=order)
-        if order == "K" and 1 in out.shape:  # a dense tensor's clone keeps its strides, a size-1 dim's too
-            out = with_strides_of(out, a._data)
-        return Tensor._make(out)
+        if order == "K":  # PyTorch's preserve_format
+            return Tensor._make(copy_preserving(a._data))
+        return Tensor._make(np.array(a._data, copy=True, order=order))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

@@ -251,6 +251,17 @@ def empty_preserving(a: np.ndarray, dtype: Any = None) -> np.ndarray:
     return with_strides_of(out, a) if _dense(a) else out
 
 
+def copy_preserving(a: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """A copy of ``a`` (in ``dtype``) in PyTorch's ``preserve_format`` (``clone``, ``to``): a dense tensor's
+    own strides, a size-1 dimension's too; another dense, its dimensions in ``a``'s order (NumPy's
+    ``astype`` and ``array(order="K")`` lay out broadcast and size-1 dimensions their own way)."""
+    if a.flags.c_contiguous and 1 not in a.shape:  # (the common case: NumPy's copy is PyTorch's)
+        return a.astype(a.dtype if dtype is None else dtype)
+    out = empty_preserving(a, dtype)
+    np.copyto(out, a, casting="unsafe")
+    return out
+
+
 def with_strides_of(out: np.ndarray, a: np.ndarray) -> np.ndarray:
     """``out`` (dense, its dimensions in ``a``'s order) with ``a``'s own strides: PyTorch's copy of a
     dense tensor keeps them as they are, a size-1 dimension's too (NumPy lays those out its own way)."""
