@@ -1324,3 +1324,25 @@ def test_advanced_index_results_are_laid_out_as_pytorchs_index_kernel():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _index_kernel_layouts(al) == _index_kernel_layouts(torch)
+
+
+def _ties_across_dtypes(m):
+    a = m.tensor(0.1, dtype=m.float64, requires_grad=True)  # a 0-d float64: float32 next to a float32 tensor
+    b = m.tensor([0.1, 0.3, -0.2], dtype=m.float32, requires_grad=True)
+    out = []
+    for f in (lambda: m.maximum(a, b), lambda: m.minimum(b, a), lambda: m.clamp(b, min=a),
+              lambda: m.clamp(b, max=a), lambda: m.clamp(b, a, a), lambda: b.clamp_min(a),
+              lambda: b.clamp_max(a)):
+        ga, gb = m.autograd.grad(f().sum(), [a, b])
+        out.append((ga.item(), gb.tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_gradients_of_comparisons_compare_in_the_promoted_dtype():
+    """maximum, minimum and clamp with tensor bounds decide ties and sides in the dtype of the result:
+    a 0-d float64 against a float32 tensor compares as float32, so its 0.1 ties the tensor's 0.1 (seed
+    25801621: ``maximum(x2, x0)`` gave x2 a gradient of 3.0 where PyTorch's shares the tie: 3.1)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _ties_across_dtypes(al) == _ties_across_dtypes(torch)

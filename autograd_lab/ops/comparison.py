@@ -49,6 +49,16 @@ def _grad_where(keep: np.ndarray, grad: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- clamp
+def _compared(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """The data of ``a`` and ``b`` in the dtype PyTorch compares them in (``a >= b`` in a backward
+    formula): their promoted one, where a 0-d float64 next to a float32 tensor counts as float32."""
+    x, y = a._data, b._data
+    if x.dtype == y.dtype:
+        return x, y
+    want = result_dtype(a, b)
+    return x.astype(want, copy=False), y.astype(want, copy=False)
+
+
 def _larger(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``np.maximum`` keeping ``x`` where the two are equal, as PyTorch's maximum and clamp do: -0.0
     against 0.0 stays -0.0 (NumPy's keeps ``y``); a nan on either side gives nan."""
@@ -104,14 +114,17 @@ class ClampTensor(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None, Tensor | None]:
         a, lo, hi = ctx.saved_tensors
-        above_lo = a._data >= lo._data if lo is not None else np.bool_(True)
-        below_hi = a._data <= hi._data if hi is not None else np.bool_(True)
+        x, xl = _compared(a, lo) if lo is not None else (a._data, None)
+        xh, h = _compared(a, hi) if hi is not None else (a._data, None)
+        above_lo = x >= xl if lo is not None else np.bool_(True)
+        below_hi = xh <= h if hi is not None else np.bool_(True)
         # a bound's own test, as PyTorch's (not the negation of the other: a nan goes to no one)
-        to_lo = a._data < lo._data if lo is not None else None
-        to_hi = a._data > hi._data if hi is not None else None
+        to_lo = x < xl if lo is not None else None
+        to_hi = xh > h if hi is not None else None
         if lo is not None and hi is not None:  # where min > max the result is max (PyTorch's rule)
-            to_lo = to_lo & (lo._data < hi._data)
-            to_hi = to_hi | (hi._data < lo._data)
+            l2, h2 = _compared(lo, hi)
+            to_lo = to_lo & (l2 < h2)
+            to_hi = to_hi | (h2 < l2)
         grad_a = _grad_where(above_lo & below_hi, grad)
         grad_lo = _grad_where(to_lo, grad) if lo is not None else None
         grad_hi = _grad_where(to_hi, grad) if hi is not None else None
@@ -173,10 +186,10 @@ class ClampMinTensor(Function):
 
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        a, bound = ctx.saved_tensors
+        x, y = _compared(*ctx.saved_tensors)
         shape = grad._data.shape
-        return (_grad_where(np.broadcast_to(cls.keep(a._data, bound._data), shape), grad),
-                _grad_where(np.broadcast_to(cls.passes(a._data, bound._data), shape), grad))
+        return (_grad_where(np.broadcast_to(cls.keep(x, y), shape), grad),
+                _grad_where(np.broadcast_to(cls.passes(x, y), shape), grad))
 
 
 class ClampMaxTensor(ClampMinTensor):
@@ -249,8 +262,7 @@ class Maximum(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        a, b = ctx.saved_tensors
-        x, y = a._data, b._data
+        x, y = _compared(*ctx.saved_tensors)
         return _split_ties(grad, x < y, x > y, x == y)
 
 
@@ -270,8 +282,7 @@ class Minimum(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        a, b = ctx.saved_tensors
-        x, y = a._data, b._data
+        x, y = _compared(*ctx.saved_tensors)
         return _split_ties(grad, x > y, x < y, x == y)
 
 
