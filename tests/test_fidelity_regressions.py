@@ -1346,3 +1346,185 @@ def test_gradients_of_comparisons_compare_in_the_promoted_dtype():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _ties_across_dtypes(al) == _ties_across_dtypes(torch)
+
+
+def _saved_of(node) -> dict:
+    out = {}
+    for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
+        v = getattr(node, name)
+        out[name] = v.detach().numpy().round(6).tolist() if hasattr(v, "detach") else v
+    return out
+
+
+def _wide_saved(m):
+    """What the wider grammar's programs read of nodes: PyTorch's _saved_* attributes."""
+    x = m.tensor([[2.0, 1.0, -1.0, 0.0]], dtype=m.float64, requires_grad=True)
+    c = m.tensor(1.5, dtype=m.float64)
+    out = [_saved_of(x.div(c, rounding_mode="trunc").grad_fn),  # self only for other's gradient
+           _saved_of(c.div(x, rounding_mode="floor").grad_fn),
+           _saved_of(x.sgn().grad_fn),  # sgn keeps self and result (PyTorch's sgn_backward)
+           _saved_of(x.index_fill(-2, m.tensor([0, 0]), -1.0).grad_fn)]  # the dim as given, as uint64
+    for training in (True, False):  # batch_norm keeps its buffers and its mean and 1/std (empty in eval)
+        rm, rv = m.zeros(4, dtype=m.float64), m.ones(4, dtype=m.float64)
+        xb = m.tensor(np.arange(8.0).reshape(2, 4) ** 1.5, requires_grad=True)
+        y = m.nn.functional.batch_norm(xb, rm, rv, training=training)
+        y2 = m.nn.functional.batch_norm(xb * 2, rm, rv, training=training)  # no version counted
+        out += [_saved_of(y.grad_fn), rm._version, rv._version]
+        (y.sum() + y2.sum()).backward()
+        out.append(xb.grad.numpy().round(6).tolist())
+    return out
+
+
+@pytest.mark.torch
+def test_saved_attributes_the_wider_grammar_reads_are_pytorchs():
+    """Found by the wider grammar of random programs: ``div(rounding_mode=)`` saved self where only
+    other's gradient reads it; ``sgn`` saved nothing; ``index_fill``'s ``_saved_dim`` was the wrapped dim;
+    ``batch_norm`` lacked ``_saved_running_mean``/``_var``/``result1``/``result2`` and counted a version
+    of its running statistics that PyTorch's kernel does not (so a node saving them still runs after the
+    next batch's forward)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _wide_saved(al), _wide_saved(torch)
+    for o, t in zip(ours, theirs):
+        if isinstance(t, dict):
+            o = {k: v for k, v in o.items() if k in t}  # (no non-tensor extras compared)
+        assert o == t
+    assert len(ours) == len(theirs)
+
+
+def _argument_and_shape_errors(m):
+    x, leaf = m.zeros(2), m.zeros(2, requires_grad=True)
+    calls = [lambda: x.addcmul(1.5, 1.5), lambda: x.addcmul_(1.5, 1.5), lambda: m.addcmul(x, 1.5, 1.5),
+             lambda: x.addcdiv_(x, 1.5), lambda: leaf.addcmul_(1.5, 1.5), lambda: leaf.addcmul_(x, x),
+             lambda: x.atan2_(1.5), lambda: x.hypot_(1.5), lambda: x.heaviside_(1.5),
+             lambda: x.logical_and_(1), lambda: leaf.atan2_(1.5),
+             lambda: m.zeros(()).copy_(m.ones(1, 1)), lambda: m.zeros(2).copy_(m.ones(3)),
+             lambda: m.zeros(2, 3).copy_(m.ones(1, 1, 3)), lambda: m.zeros(2, 3).copy_(m.ones(3, 2)),
+             lambda: m.zeros(2, 3).index_put((m.tensor([3, 1]),), m.tensor(1.0), accumulate=True),
+             lambda: m.zeros(2, 3).index_put((m.tensor([0]), m.tensor([5])), m.tensor(1.0), accumulate=True),
+             lambda: m.zeros(2, 3).index_put((m.tensor([0, 1]),), m.ones(2, 2), accumulate=True)]
+    out = []
+    for call in calls:
+        try:
+            call()
+            out.append("no error")
+        except (TypeError, RuntimeError, IndexError) as e:
+            out.append((type(e).__name__, str(e)))
+    for shape in [(0, 3, 4), (0, 2, 3, 4)]:  # max pooling of an empty batch
+        xe = m.zeros(shape, requires_grad=True)
+        pool = m.nn.functional.max_pool1d if len(shape) == 3 else m.nn.functional.max_pool2d
+        y = pool(xe, 2)
+        y.sum().backward()
+        out.append((tuple(y.shape), tuple(xe.grad.shape)))
+    return out
+
+
+@pytest.mark.torch
+def test_argument_and_shape_errors_the_wider_grammar_found_are_pytorchs():
+    """In-place methods name themselves in argument errors (``addcmul_(): argument 'tensor1' (position
+    1)``) and check their arguments before autograd's leaf rule; ``copy_`` of a source with more dims says
+    "output with shape [] doesn't match the broadcast shape [1, 1]"; ``index_put(accumulate=True)`` out of
+    bounds names the dimension; max pooling takes an empty batch."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _argument_and_shape_errors(al) == _argument_and_shape_errors(torch)
+
+
+def _repeat_and_cumsum_second_order(m):
+    from program_grammar import graph
+
+    out = []
+    for shape, reps in [((3, 1), (2, 1, 1)), ((3, 1), (1, 1)), ((3, 1), (2, 2)), ((3, 1), (1, 2)),
+                        ((2,), (3,)), ((), (2, 3)), ((2, 2), (0, 1)), ((2, 3), (2, 1, 2, 1)),
+                        ((0, 2), (2, 1))]:
+        x = m.tensor(np.arange(float(np.prod(shape))).reshape(shape) + 1, requires_grad=True)
+        y = x.repeat(*reps)
+        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+        out.append((graph(g), g.detach().numpy().tolist()))
+    for shape, d in [((3, 1), 1), ((1,), 0), ((2, 3), 1), ((0, 3), 0), ((), 0)]:
+        x = m.tensor(np.ones(shape), requires_grad=True)
+        y = x.cumsum(d)
+        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+        out.append((graph(g), g.detach().numpy().tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_repeat_and_cumsum_gradients_record_pytorchs_steps():
+    """repeat's gradient sums new leading dims one by one, then reshapes and sums only where a dim
+    repeats (seed 1516 of the wider grammar: ``x.repeat(2, 1, 1)`` of a (3, 1) recorded a view before
+    and after its sum); cumsum's is the gradient itself where the dim has size 1 (or one element)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _repeat_and_cumsum_second_order(al) == _repeat_and_cumsum_second_order(torch)
+
+
+def _norm_gradients(m):
+    from program_grammar import graph
+
+    out = []
+    for p in [0, 1, 2, 3, 1.5, 0.5, float("inf"), -float("inf"), -1]:
+        for dim, keep in [(None, False), (1, False), (1, True), ((0, 1), False), (-1, True)]:
+            x = m.tensor([[1.0, 0.0, -2.0], [0.0, 0.0, 0.0], [3.0, -3.0, 1.0]], dtype=m.float64,
+                         requires_grad=True)
+            y = x.norm(p=p, dim=dim, keepdim=keep)
+            (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True, allow_unused=True)
+            out.append(None if g is None else (graph(g), np.round(g.detach().numpy(), 8).tolist()))
+            x.norm(p=p, dim=dim, keepdim=keep).sum().backward()
+            out.append(None if x.grad is None else x.grad.numpy().round(8).tolist())
+    for p in [1, 2, 3, 0.5, float("inf")]:
+        a = m.tensor([1.0, 0.0, -2.0], dtype=m.float64, requires_grad=True)
+        b = m.tensor([1.0, 1.0, 1.0], dtype=m.float64, requires_grad=True)
+        ga, gb = m.autograd.grad(a.dist(b, p=p), [a, b], create_graph=True)
+        out.append((graph(ga), graph(gb), ga.detach().numpy().round(8).tolist()))
+        y = a * 1.0  # (seed 2278: each input's gradient is norm_backward made anew, as PyTorch's formulas)
+        (g,) = m.autograd.grad((y.dist(y, p=p) ** 2).sum(), [a], create_graph=True)
+        out.append((graph(g), g.detach().numpy().round(8).tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_norm_gradients_are_pytorchs_norm_backward_step_by_step():
+    """The p-norm's gradient records PyTorch's ``norm_backward``: ``self.sgn() * grad`` for p = 1 (seed
+    1157 of the wider grammar: nothing was recorded, so a second backward had no saved tensor to miss),
+    the reduced dims unsqueezed back when a dim was given, even all of them, each p's own formula, and
+    no gradient at all for p = 0 (``.grad`` stays None, as PyTorch's)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _norm_gradients(al), _norm_gradients(torch)
+    assert [i for i, (o, t) in enumerate(zip(ours, theirs)) if o != t] == []
+
+
+def _pooling_checks(m):
+    f = m.nn.functional
+    cases = [(f.max_pool1d, (4, 0, 3)), (f.max_pool1d, (3, 0)), (f.max_pool1d, (0, 3)),
+             (f.max_pool1d, (0, 3, 3)), (f.max_pool2d, (2, 0, 3, 3)), (f.max_pool2d, (3, 3)),
+             (f.max_pool2d, (2, 2, 2, 2, 2)), (f.avg_pool2d, (3, 3)), (f.avg_pool2d, (2, 3, 0, 3)),
+             (f.max_pool2d, (0, 0, 3, 3)), (f.max_pool2d, (3, 0, 3)), (f.avg_pool1d, (4, 0, 3)),
+             (f.avg_pool1d, (3, 0)), (f.avg_pool1d, (0, 3)),
+             (f.avg_pool1d, (0, 3, 3)), (f.avg_pool2d, (0, 3, 3)), (f.max_pool2d, (0, 3, 3, 3)),
+             (f.adaptive_avg_pool2d, (2, 0, 3, 3)), (f.adaptive_avg_pool2d, (0, 3, 3)),
+             (f.adaptive_avg_pool2d, (2, 2, 2, 2, 2)), (f.adaptive_avg_pool2d, (3, 3))]
+    out = []
+    for size in (1, 2):
+        for pool, shape in cases:
+            x = m.zeros(shape, requires_grad=True)
+            try:
+                y = pool(x, size)
+                y.sum().backward()
+                out.append((tuple(y.shape), tuple(x.grad.shape)))
+            except (RuntimeError, IndexError) as e:
+                out.append((type(e).__name__, str(e)))
+    return out
+
+
+@pytest.mark.torch
+def test_pooling_checks_its_input_as_pytorch():
+    """Only the batch dim may be empty: PyTorch 2.13's texts ("Expected 3D or 4D (batch mode) tensor with
+    optional 0 dim batch size for input, but got:[4, 0, 1, 3]", max_pool1d's own); adaptive pooling to 1x1
+    is a mean before any check of the input, and its backward refuses an empty channel dim (seed 1507
+    of the wider grammar)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _pooling_checks(al), _pooling_checks(torch)
+    assert [(i, o, t) for i, (o, t) in enumerate(zip(ours, theirs)) if o != t] == []

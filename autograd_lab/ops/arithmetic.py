@@ -244,7 +244,7 @@ class DivMode(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor, mode: str) -> Tensor:
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)  # as div's (both formulas read b)
         ctx._saved_rounding_mode = mode
         dt = result_dtype(a, b)
         rounded = _floor_divide_values if mode == "floor" else _trunc_divide_values
@@ -657,16 +657,16 @@ class Addcmul(Function):
         return grad, grad_t1, (grad * MulNumber.apply(t1, v) if t1 is not None else None), None
 
 
-def _addc(name: str, a: Any, t1: Any, t2: Any, value: Any) -> None:
-    _need_tensors(name, False, ("input", a), ("tensor1", t1), ("tensor2", t2))
+def _addc(name: str, a: Any, t1: Any, t2: Any, value: Any, method: bool = False) -> None:
+    _need_tensors(name, method, ("input", a), ("tensor1", t1), ("tensor2", t2))
     _check_broadcast(a, t1, t2)
     if result_dtype(a, t1, t2) == np.bool_:
         raise _not_implemented(f"{name}_cpu_out", np.dtype(np.bool_))
 
 
-def addcmul(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcmul(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, _method: bool = False) -> Tensor:
     """``a + value * tensor1 * tensor2`` (``torch.addcmul``)."""
-    _addc("addcmul", a, tensor1, tensor2, value)
+    _addc("addcmul", a, tensor1, tensor2, value, _method)
     return Addcmul.apply(a, tensor1, tensor2, value)
 
 
@@ -708,9 +708,9 @@ class Addcdiv(Function):
         return grad, grad_t1, grad_t2, None
 
 
-def addcdiv(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcdiv(a: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, _method: bool = False) -> Tensor:
     """``a + value * tensor1 / tensor2`` (``torch.addcdiv``)."""
-    _need_tensors("addcdiv", False, ("input", a), ("tensor1", tensor1), ("tensor2", tensor2))
+    _need_tensors("addcdiv", _method, ("input", a), ("tensor1", tensor1), ("tensor2", tensor2))
     if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
         raise RuntimeError(_ADDCDIV_INTEGER_MESSAGE)
     _check_broadcast(a, tensor1, tensor2)

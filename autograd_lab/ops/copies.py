@@ -11,8 +11,8 @@ import numpy as np
 from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
-from .inplace import copy_preserving, fill_inplace, inplace
-from .promotion import as_operand
+from .inplace import _shape, copy_preserving, fill_inplace, inplace
+from .promotion import _check_broadcast, as_operand
 
 
 # ---------------------------------------------------------------------------- to another dtype
@@ -190,14 +190,11 @@ class Copy(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, src: Tensor) -> Tensor:
-        try:
-            out = np.broadcast_to(src._data, a._data.shape)
-        except ValueError:
-            raise RuntimeError(
-                f"The size of tensor a ({a._data.shape[-1] if a._data.ndim else 1}) must match the "
-                f"size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
-                "non-singleton dimension 0"
-            ) from None
+        shape = _check_broadcast(a, src)  # (PyTorch's text where the two do not broadcast)
+        if shape != a._data.shape:
+            raise RuntimeError(f"output with shape {_shape(a._data.shape)} doesn't match the broadcast "
+                               f"shape {_shape(shape)}")
+        out = np.broadcast_to(src._data, shape)
         return Tensor._make(np.array(out, dtype=a._data.dtype))
 
     @staticmethod

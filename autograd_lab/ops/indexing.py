@@ -557,10 +557,10 @@ def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
     """A copy of ``a``'s data with ``value`` written at ``key``."""
     out = np.array(a._data, copy=True)
     data = value._data
-    target = np.empty(a._data.shape, dtype=bool)[key].shape
-    while data.ndim > len(target) and data.shape[0] == 1:  # leading 1s of the value are dropped, as
-        data = data[0]  # PyTorch's index_put does: v[mask] = x of shape (1, n) writes n elements
     try:
+        target = np.empty(a._data.shape, dtype=bool)[key].shape
+        while data.ndim > len(target) and data.shape[0] == 1:  # leading 1s of the value are dropped,
+            data = data[0]  # as PyTorch's index_put does: v[mask] = x of shape (1, n) writes n elements
         out[key] = data
     except IndexError:
         _raise_out_of_bounds(a._data.shape, key)
@@ -582,7 +582,15 @@ class IndexPutAdvanced(Function):
     def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple, accumulate: bool = False) -> Tensor:
         if accumulate:  # index_put_(..., accumulate=True): repeated indices add up
             out = np.array(a._data, copy=True)
-            np.add.at(out, key, value._data)
+            try:
+                np.add.at(out, key, value._data)
+            except IndexError:
+                _raise_out_of_bounds(a._data.shape, key)
+                raise
+            except ValueError:
+                raise RuntimeError(
+                    f"shape mismatch: value tensor of shape {_sizes(value._data.shape)} cannot be broadcast "
+                    f"to indexing result of shape {_sizes(out[key].shape)}") from None
         else:
             out = _put(a, value, key)
         ctx.accumulate = ctx._saved_accumulate = accumulate
@@ -926,11 +934,11 @@ class IndexFill(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int, index: _Data, value: Any) -> Tensor:
-        ctx.dim, ctx._saved_dim = dim, dim
+        ctx.dim, ctx._saved_dim = dim, dim % 2**64  # the dim as given, shown as PyTorch's uint64
         ctx.save_for_backward(index.t)
         out = np.array(a._data, copy=True)
         if out.ndim:
-            out[(slice(None),) * dim + (index.t._data.reshape(-1),)] = (
+            out[(slice(None),) * (dim % out.ndim) + (index.t._data.reshape(-1),)] = (
                 value._data if isinstance(value, Tensor) else value)
         elif index.t._data.size:
             out[...] = value._data if isinstance(value, Tensor) else value
@@ -965,8 +973,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     size = input._data.shape[d] if input.ndim else 1
     _check_bounds(idx.reshape(-1), size, d, error=IndexError)
     if isinstance(value, Tensor):
-        return IndexFillTensor.apply(input, d, _Data(index), value)
-    return IndexFill.apply(input, d, _Data(index), value)
+        return IndexFillTensor.apply(input, dim, _Data(index), value)
+    return IndexFill.apply(input, dim, _Data(index), value)
 
 
 def _check_index_add(a: Tensor, dim: int, index: Tensor, source: Tensor) -> None:

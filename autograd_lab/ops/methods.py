@@ -58,19 +58,28 @@ def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: C
     (:func:`autograd_lab.ops.inplace.ufunc_inplace`).
     """
 
+    name = fn.__name__
+
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if ufunc is not None and len(args) == 1 and not kwargs and ufunc_inplace(self, ufunc, args[0]):
             return self
         kwargs.update(fixed)
-        if check_first:
-            fn(self.detach(), *(a.detach() if isinstance(a, Tensor) else a for a in args), **kwargs)
-        if check is not None:
-            check(self, *args, **kwargs)
-        if not record:
-            with no_grad():
-                return inplace(self, fn, *args, **kwargs)
-        return inplace(self, fn, *args, **kwargs)
+        try:
+            # a function whose arguments must be tensors (_method) checks them first when one is not:
+            # PyTorch's argument parser comes before autograd's rules of in-place changes
+            if check_first or fixed.get("_method") and not all(isinstance(a, Tensor) for a in args):
+                fn(self.detach(), *(a.detach() if isinstance(a, Tensor) else a for a in args), **kwargs)
+            if check is not None:
+                check(self, *args, **kwargs)
+            if not record:
+                with no_grad():
+                    return inplace(self, fn, *args, **kwargs)
+            return inplace(self, fn, *args, **kwargs)
+        except TypeError as e:  # the argument parser's errors name the method: "addcmul_(): ..."
+            if str(e).startswith(f"{name}("):
+                raise TypeError(f"{name}_{str(e)[len(name):]}") from None
+            raise
 
     return method
 
@@ -211,8 +220,8 @@ METHODS: dict[str, Any] = {
     "floor_divide": arithmetic.floor_divide,
     "floor_divide_": inplace_of(arithmetic.floor_divide, _op="floor_divide_"),
     "lerp": arithmetic.lerp, "lerp_": inplace_of(arithmetic.lerp),
-    "addcmul": arithmetic.addcmul, "addcmul_": inplace_of(arithmetic.addcmul),
-    "addcdiv": arithmetic.addcdiv, "addcdiv_": inplace_of(arithmetic.addcdiv),
+    "addcmul": method_of(arithmetic.addcmul), "addcmul_": inplace_of(arithmetic.addcmul, _method=True),
+    "addcdiv": method_of(arithmetic.addcdiv), "addcdiv_": inplace_of(arithmetic.addcdiv, _method=True),
     # ------------------------------------------------ functions of one tensor
     "exp": pointwise.exp, "exp_": inplace_of(pointwise.exp),
     "exp2": pointwise.exp2, "exp2_": inplace_of(pointwise.exp2),

@@ -709,6 +709,13 @@ class Sgn(Sign):
     """``sign`` under the name PyTorch gives it for complex-aware code (abs's derivative uses it)."""
 
     node_name = "SgnBackward0"
+    saved_names = ("self", "result")  # PyTorch's sgn_backward reads both (for complex inputs)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
+        out = super().forward(ctx, a)
+        ctx.save_for_backward(a, out)
+        return out
 
 
 def sgn(a: Tensor) -> Tensor:

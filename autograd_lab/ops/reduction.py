@@ -766,7 +766,8 @@ class LinalgVectorNorm(Function):
     saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    def forward(ctx: Any, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool,
+                everything: bool) -> Tensor:
         x = np.abs(a._data)
         if p == float("inf"):
             out = np.max(x, axis=dims, keepdims=keepdim)
@@ -782,41 +783,43 @@ class LinalgVectorNorm(Function):
             out = np.sum(x ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
         result = Tensor._make(row_major(out, dtype=a._data.dtype))
         ctx.save_for_backward(a, result)
-        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        ctx.p, ctx.dims, ctx.keepdim, ctx.everything = p, dims, keepdim, everything
         return result
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, None, None, None]:
         a, norm = ctx.saved_tensors
-        return _vector_norm_grad(a, norm, grad, ctx.p, ctx.dims, ctx.keepdim), None, None, None
+        g = _vector_norm_grad(a, norm, grad, ctx.p, ctx.dims, ctx.keepdim, ctx.everything)
+        return g, None, None, None, None
 
 
 def _vector_norm_grad(a: Tensor, norm: Tensor, grad: Tensor, p: float, dims: tuple[int, ...],
-                      keepdim: bool) -> Tensor:
-    """The gradient of the p-norm of ``a`` over ``dims`` (LinalgVectorNorm's, dist's)."""
-    shape = a._data.shape
-    norm_k = _expand_back(norm, shape, dims, keepdim)
-    grad_k = _expand_back(grad, shape, dims, keepdim)
-    zero = _const(norm_k._data == 0)
-    sign = _const(np.sign(a._data))
-    if p == 0:
-        return grad_k * 0.0
+                      keepdim: bool, everything: bool) -> Tensor | None:
+    """The gradient of the p-norm of ``a`` over ``dims`` (LinalgVectorNorm's, dist's): PyTorch's
+    ``norm_backward``, step by step (what ``create_graph`` records). ``everything``: no dim was given."""
+    if p == 0:  # PyTorch's: no gradient at all (undefined: .grad stays None)
+        return None
+    if everything:  # (PyTorch's dim={}): the 0-d norm and gradient broadcast as they are
+        norm_u, grad_u = norm, grad
+    else:  # the reduced dims put back
+        norm_u, grad_u = _unsqueeze_back(norm, dims, keepdim), _unsqueeze_back(grad, dims, keepdim)
+    x = a._data
     if p == 1:
-        return grad_k * sign
-    if p in (float("inf"), -float("inf")):
-        mask = np.abs(a._data) == norm_k._data
-        count = np.sum(mask, axis=dims, keepdims=True)
-        return grad_k * sign * _const(mask / count)
-    if p == 2:  # PyTorch's grad * (self / norm).masked_fill_(norm == 0, 0), the reduced dims put back
-        if len(dims) == a.ndim:  # over everything (PyTorch's dim={}): the 0-d ones broadcast as they are
-            norm_u, grad_u = norm, grad
-        else:
-            norm_u, grad_u = _unsqueeze_back(norm, dims, keepdim), _unsqueeze_back(grad, dims, keepdim)
+        return a.sgn() * grad_u
+    if p == 2:  # grad * (self / norm).masked_fill_(norm == 0, 0)
         return grad_u * (a / norm_u).masked_fill(_const(norm_u._data == 0), 0.0)
-    # general p: sign(a) |a|^(p-1) * grad / norm^(p-1), with 0 where a (p < 1) or the norm is 0
-    scaled = sign * a.abs().masked_fill(_const(a._data == 0), 1.0) ** (p - 1)
-    scale = (grad_k / norm_k.masked_fill(zero, 1.0) ** (p - 1)).masked_fill(zero, 0.0)
-    return scaled * scale
+    if p in (float("inf"), -float("inf")):  # amax's (amin's) of |a|: shared among the ties, nan too
+        with _quiet():
+            mask = (np.abs(x) == norm_u._data) | np.isnan(x)
+        count = _const(np.sum(mask, axis=tuple(range(x.ndim)) if everything else dims, keepdims=True,
+                              dtype=np.int64))
+        return a.sgn() * ((grad_u / count) * _const(mask))
+    zero = _const(norm_u._data == 0)
+    if p < 1:  # sign(a) |a|^(p-1) (0 where a is) * grad * norm^(1-p)
+        scaled = a.sgn() * a.abs().pow(p - 1).masked_fill(_const(x == 0), 0.0)
+        return scaled * grad_u * norm_u.pow(1 - p)
+    scaled = a.sgn() * a.abs().pow(p - 1) if p < 2 else a * a.abs().pow(p - 2)
+    return scaled * (grad_u / norm_u.pow(p - 1)).masked_fill(zero, 0.0)
 
 
 def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -833,7 +836,7 @@ def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
     if a._data.size == 0 and (p < 0 or p == float("inf")):  # min, max, 1/sum(1/|x|) of nothing
         raise RuntimeError(f"linalg.vector_norm cannot compute the {float(p):g} norm on an empty tensor "
                            "because the operation does not have an identity")
-    return LinalgVectorNorm.apply(a, float(p), _dims(dim, a._data.ndim), keepdim)
+    return LinalgVectorNorm.apply(a, float(p), _dims(dim, a._data.ndim), keepdim, dim is None)
 
 
 class Dist(Function):
@@ -867,9 +870,17 @@ class Dist(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
         a, b, out = ctx.saved_tensors
-        diff = a - b
-        g = _vector_norm_grad(diff, out, grad, ctx.p, tuple(range(diff._data.ndim)), False)
-        return g, -g, None
+
+        def norm_backward() -> Tensor:  # PyTorch's formula for each input, made anew for each
+            diff = a - b
+            dims = tuple(range(diff._data.ndim))
+            g = _vector_norm_grad(diff, out, grad, ctx.p, dims, False, True)
+            if g is None:  # p = 0: zeros (PyTorch's negation of norm's undefined gradient raises)
+                g = _expand_back(grad, diff._data.shape, dims, False) * 0.0
+            return g
+
+        need_a, need_b = ctx.needs_input_grad[:2]
+        return (norm_backward() if need_a else None), (-norm_backward() if need_b else None), None
 
 
 def dist(a: Tensor, other: Tensor, p: Any = 2, *, _method: bool = False) -> Tensor:

@@ -46,7 +46,7 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        if grad._data.ndim == 0:
+        if grad._data.size <= 1 or grad._data.shape[ctx.dim] == 1:  # PyTorch's trivial case
             return grad, None, None
         return _flip(_flip(grad, ctx.dim).cumsum(ctx.dim), ctx.dim), None, None
 

@@ -324,12 +324,23 @@ class Repeat(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        sizes = (1,) * (len(ctx.repeats) - len(ctx.shape)) + tuple(ctx.shape)
-        split = tuple(x for r, s in zip(ctx.repeats, sizes) for x in (r, s))
-        g = grad.reshape(split)
-        if split:
-            g = g.sum(tuple(range(0, len(split), 2)))
-        return g.reshape(ctx.shape), None
+        # PyTorch's repeat_backward: the new leading dims summed one by one, then each repeated dim
+        # split in (repeat, size) and the repeats summed, in one reshape and one sum
+        if 0 in ctx.repeats:
+            return Tensor._make(np.zeros(ctx.shape, grad._data.dtype)), None
+        g = grad
+        for _ in range(len(ctx.repeats) - len(ctx.shape)):
+            g = g.sum(0)
+        split: list[int] = []
+        summed: list[int] = []
+        for r, size in zip(ctx.repeats[len(ctx.repeats) - len(ctx.shape):], ctx.shape):
+            if r != 1:
+                split.append(r)
+                summed.append(len(split) - 1)
+            split.append(size)
+        if summed:
+            g = g.reshape(tuple(split)).sum(tuple(summed))
+        return g, None
 
 
 def repeat(a: Tensor, repeats: tuple[int, ...]) -> Tensor:

@@ -31,7 +31,9 @@ class NativeBatchNorm(Function):
     """
 
     node_name = "NativeBatchNormBackward0"
-    saved_names = ("input", "weight")
+    # PyTorch's native_batch_norm saves its buffers and its two other results, the batch's mean and
+    # 1/std (result1, result2; empty in eval), though its backward in training reads neither buffer
+    saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor, running: tuple, training: bool,
@@ -59,15 +61,18 @@ class NativeBatchNorm(Function):
             out = out * weight._data.reshape(shape)
         if bias is not _UNDEFINED:
             out = out + bias._data.reshape(shape)
-        ctx.save_for_backward(x, None if weight is _UNDEFINED else weight)
+        kept = (mean, invstd) if training else (np.zeros(0), np.zeros(0))
+        ctx.save_for_backward(x, None if weight is _UNDEFINED else weight, running_mean, running_var,
+                              *(Tensor._make(k.astype(data.dtype)) for k in kept))
         ctx.dims, ctx.shape, ctx.training, ctx.eps = dims, shape, training, eps
+        ctx._saved_training, ctx._saved_eps = training, eps
         if not training:
             ctx.mean, ctx.invstd = mean.astype(data.dtype), invstd.astype(data.dtype)
         return Tensor._make(out.astype(data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
-        x, weight = ctx.saved_tensors
+        x, weight = ctx.saved_tensors[:2]
         dims, shape = ctx.dims, ctx.shape
         if ctx.training:
             centered = x - x.mean(dims, keepdim=True)
@@ -91,9 +96,9 @@ class NativeBatchNorm(Function):
 
 
 def _update(buffer: Tensor, value: np.ndarray) -> None:
-    """Write new running statistics into a buffer, counting the change as PyTorch does."""
+    """Write new running statistics into a buffer. PyTorch's kernel counts no version for it (a node
+    that saved the buffer, as every batch_norm node does, still runs after the next batch's forward)."""
     buffer._data[...] = value
-    buffer._version_counter.value += 1
 
 
 def _verify_batch_size(size: Size) -> None:

@@ -94,7 +94,7 @@ class MaxPool2DWithIndices(Function):
         low = -np.inf if data.dtype.kind == "f" else np.iinfo(data.dtype).min
         xp = _pool_pad(data, padding, out, kernel, stride, dilation, low)
         win = _windows(xp, kernel, stride, dilation, out)
-        flat = win.reshape(win.shape[:-2] + (-1,))
+        flat = win.reshape(win.shape[:-2] + (kernel[0] * kernel[1],))  # (no -1: a batch may be empty)
         arg = flat.argmax(axis=-1)
         values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
         rows = np.arange(out[0])[:, None] * stride[0] - padding[0] + (arg // kernel[1]) * dilation[0]
@@ -114,7 +114,7 @@ class MaxPool2DWithIndices(Function):
 def _scatter_np(g: np.ndarray, idx: np.ndarray, shape: tuple) -> np.ndarray:
     plane = shape[-2] * shape[-1]
     m = int(np.prod(shape[:-2], dtype=np.int64))
-    flat = (np.arange(m)[:, None] * plane + idx.reshape(m, -1)).reshape(-1)
+    flat = (np.arange(m)[:, None] * plane + idx.reshape(m, idx.shape[-2] * idx.shape[-1])).reshape(-1)
     out = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=m * plane)
     return out.astype(g.dtype).reshape(shape)
 
@@ -142,8 +142,9 @@ class MaxPoolGather(Function):
     @staticmethod
     def forward(ctx: Any, gg: Tensor, idx: np.ndarray) -> Tensor:
         ctx.idx, ctx.shape = idx, gg._data.shape
-        data = gg._data.reshape(gg._data.shape[:-2] + (-1,))
-        return Tensor._make(np.take_along_axis(data, idx.reshape(idx.shape[:-2] + (-1,)), axis=-1)
+        data = gg._data.reshape(gg._data.shape[:-2] + (gg._data.shape[-2] * gg._data.shape[-1],))
+        flat = idx.reshape(idx.shape[:-2] + (idx.shape[-2] * idx.shape[-1],))
+        return Tensor._make(np.take_along_axis(data, flat, axis=-1)
                             .reshape(idx.shape))
 
     @staticmethod
@@ -159,8 +160,9 @@ def _max_pool2d_impl(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
     strides = kernel if no_stride else _pool_param(stride, fn, "stride", omitted=True)
     pads = _pool_param(padding, fn, "padding")
     dils = _pool_param(dilation, fn, "dilation")
-    if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[-3:]):
+    if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_nonempty(input, "", "3D or 4D")
     ceil = bool(ceil_mode)
     out = _pool_shape(input, kernel, strides, pads, dils, ceil)
     res = MaxPool2DWithIndices.apply(input, kernel, strides, pads, dils, ceil, out)
@@ -169,6 +171,14 @@ def _max_pool2d_impl(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
         _keep(node, kernel_size=kernel, stride=() if no_stride else strides, padding=pads, dilation=dils,
               ceil_mode=ceil)
     return res
+
+
+def _check_nonempty(input: Tensor, prefix: str, ranks: str) -> None:
+    """PyTorch's pooling shape check: only the batch dim (of the larger rank) may be empty."""
+    shape = input.shape
+    if 0 in (shape[1:] if input.ndim == 4 or prefix and input.ndim == 3 else shape):
+        raise RuntimeError(f"{prefix}Expected {ranks} (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape_str(shape)}")
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -194,6 +204,7 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
             f"but got:{shape_str(input.shape)}"
         )
+    _check_nonempty(input, "max_pool1d: ", "2D or 3D")
     k = _one(kernel_size, "max_pool1d", "kernel_size")
     s = k if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) else _one(
         stride, "max_pool1d", "stride")
@@ -275,8 +286,9 @@ def _avg_pool2d_impl(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
     if input.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
                          f"{max(input.ndim, 1) - 1}], but got -3)")
-    if input.ndim > 4 or any(s == 0 for s in input.shape[-3:]):
+    if input.ndim > 4:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_nonempty(input, "", "3D or 4D")
     ceil = bool(ceil_mode)
     out = _pool_shape(input, kernel, strides, pads, (1, 1), ceil)
     divisor = _avg_divisor(tuple(input.shape), out, kernel, strides, pads, bool(count_include_pad),
@@ -339,6 +351,12 @@ class AdaptiveAvgPool2D(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
+        for i in range(1, grad.ndim):  # PyTorch's backward kernel refuses an empty channel dim too
+            if grad.shape[i] == 0:
+                raise RuntimeError(
+                    "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
+                    f"non-batch dimensions, but grad_output has sizes {shape_str(grad.shape)} with dimension "
+                    f"{i} being empty")
         return AdaptiveAvgPool2DGrad.apply(grad, ctx.mats), None
 
 
@@ -366,22 +384,22 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         else tuple(output_size)
     if len(sizes) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    if input.ndim not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {shape_str(input.shape)}")
     sizes = tuple(int(input.shape[input.ndim - 2 + i]) if s is None else int(s) for i, s in enumerate(sizes))
-    for i in range(1, input.ndim):
-        if input.shape[i] == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
-                f"input has sizes {shape_str(input.shape)} with dimension {i} being empty"
-            )
     if min(sizes) < 0:
         raise RuntimeError(
             "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
             f"{{{sizes[0]}, {sizes[1]}}}"
         )
-    if sizes == (1, 1):
+    if sizes == (1, 1):  # (PyTorch's shortcut, before its kernel's checks of the input)
         return input.mean((-1, -2), keepdim=True)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {shape_str(input.shape)}")
+    for i in (input.ndim - 2, input.ndim - 1):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {shape_str(input.shape)} with dimension {i} being empty"
+            )
     mats = (_adaptive_matrix(input.shape[-2], sizes[0]), _adaptive_matrix(input.shape[-1], sizes[1]))
     return AdaptiveAvgPool2D.apply(input, mats)
