@@ -430,8 +430,213 @@ RULES = [
 NEEDS_K = {setitem, inplace, autograd_step}
 
 
-def generate(seed: int) -> Program:
-    """A program of 3 to 12 steps over 1 to 3 inputs, drawn from the grammar (shapes known from PyTorch)."""
+# ---------------------------------------------------------------------------------------------------
+# The wider grammar (``generate(seed, wide=True)``): the rules above plus the rest of what the course's
+# library offers — more pointwise functions and activations, losses, scans and sorts, gathers and
+# scatters, more shapes and in-place ops. It has its own seeds, so the programs above stay as they are.
+
+UNARY_WIDE = [
+    "{a}.expm1()", "{a}.log1p()", "lib.sinh({a})", "{a}.cosh()", "{a}.cos()", "{a}.tan()", "{a}.atan()",
+    "{a}.asinh()", "lib.erf({a})", "{a}.erfc()", "{a}.rsqrt()", "{a}.square()", "{a}.sign()", "{a}.sgn()",
+    "{a}.frac()", "{a}.floor()", "lib.ceil({a})", "{a}.round()", "{a}.round(decimals=1)", "{a}.trunc()",
+    "{a}.log2()", "{a}.log10()", "{a}.exp2()", "{a}.sigmoid().logit()", "{a}.logit(eps=0.1)",
+    "lib.nan_to_num({a}.log())", "F.gelu({a})", "F.gelu({a}, approximate='tanh')", "F.silu({a})",
+    "F.mish({a})", "F.softplus({a})", "F.softplus({a}, beta=2.0, threshold=1.0)", "F.elu({a})",
+    "F.elu({a}, alpha=0.5)", "F.leaky_relu({a}, 0.1)", "F.hardtanh({a})", "F.relu6({a} * 4)",
+    "F.logsigmoid({a})", "F.softsign({a})", "F.tanh({a})", "F.sigmoid({a})", "{a}.abs().sqrt()",
+    "{a}.clamp_min({lo})", "{a}.clamp_max({hi})", "lib.clip({a}, {lo}, {hi})", "{a}.pow(0)", "{a}.pow(-1)",
+    "{a} ** -0.5", "{a}.abs() ** 1.5", "lib.rsub({a}, 1.0)", "1.0 - {a}", "2.0 * {a}", "{a} / 3.0",
+    "{a}.neg()", "{a}.fmod(0.7)", "{a}.remainder(0.7)", "{a} // 0.5", "{a}.float()", "{a}.double()",
+    "{a}.to(lib.float32)", "{a}.type_as(lib.zeros((), dtype=lib.float64))",
+]
+BINARY_WIDE = [
+    "lib.minimum({a}, {b})", "lib.hypot({a}, {b})", "lib.logaddexp({a}, {b})", "lib.lerp({a}, {b}, 0.3)",
+    "lib.addcmul({a}, {b}, {b}, value=0.5)", "lib.addcdiv({a}, {b}, {b}.abs() + 1, value=2.0)",
+    "{a}.div({b}, rounding_mode='floor')", "{a}.div({b}, rounding_mode='trunc')", "lib.fmod({a}, {b})",
+    "lib.remainder({a}, {b})", "lib.where({a} > {b}, {a}, 0.0)", "lib.where({a} > 0, 1.0, {b})",
+    "{a}.dist({b})", "{a}.dist({b}, p=1)", "lib.pow({a}.abs(), {b})", "{a}.maximum({b})", "{a}.mul({b})",
+    "lib.div({a}, {b})", "lib.sub({a}, {b})", "{a}.add({b}, alpha=0)",
+]
+
+
+def pointwise_wide(rng, env, a):
+    if rng.random() < 0.55:
+        return "unary2", str(rng.choice(UNARY_WIDE)).format(
+            a=a, lo=_fmt(-abs(rng.normal())), hi=_fmt(abs(rng.normal())))
+    b = _tensor_other(rng, env, a)
+    return "binary2", str(rng.choice(BINARY_WIDE)).format(a=a, b=b)
+
+
+def _tensor_other(rng, env, a) -> str:
+    """Another tensor of ``env``, or a number as a 0-d tensor of ``a``'s dtype."""
+    b = _other(rng, env, a)
+    return b if b.startswith(("x", "v")) else f"lib.tensor({b}, dtype={a}.dtype)"
+
+
+def _index_literal(rng, shape, n) -> str:
+    return f"lib.tensor({rng.integers(0, max(n, 1), shape).tolist()})"
+
+
+def reduction_wide(rng, env, a):
+    t = env[a]
+    d, k = _dim(rng, t), bool(rng.random() < 0.5)
+    forms = [
+        f"{a}.amin({d}, keepdim={k})", f"{a}.min()", f"{a}.norm()", f"{a}.norm(p=1)", f"{a}.norm(p=3)",
+        f"lib.norm({a}, dim={d}, keepdim={k})", f"{a}.norm(p=float('inf'))", f"{a}.norm(p=0.5, dim={d})",
+        f"{a}.logsumexp({d}, keepdim={k})", f"lib.var_mean({a}, {d})",
+        f"lib.std_mean({a}, dim={d}, keepdim={k})",
+        f"{a}.var({d}, correction=0)", f"{a}.cumsum({d})", f"{a}.cumprod({d})", f"{a}.logcumsumexp({d})",
+        f"{a}.argmax()", f"{a}.argmin({d}, keepdim={k})", f"{a}.max({d})[1]", f"({a} > 0).all()",
+        f"({a} > 0).any({d})", f"{a}.count_nonzero()", f"{a}.sum(dim=({d},), keepdim={k}, dtype=lib.float64)",
+        f"{a}.mean(({d},))", f"{a}.prod({d}, keepdim={k})", f"{a}.aminmax()", f"{a}.std({d}, correction=2)",
+    ]
+    if 0 not in t.stride() or t.numel() <= 1:  # (PyTorch's median reads garbage from an expanded tensor)
+        forms.append(f"{a}.median()")
+        if t.ndim:
+            forms += [f"{a}.median({d})", f"{a}.median({d}, keepdim={k})[0]"]
+    if t.ndim:
+        n = t.shape[d]
+        forms += [f"{a}.diff(dim={d})", f"{a}.sort({d})", f"{a}.sort({d}, descending=True)[0]",
+                  f"{a}.argsort({d})"]
+        if t.unique().numel() == t.numel():  # (which of equal elements topk picks is PyTorch's kernel's)
+            forms += [f"{a}.topk({min(n, 2)}, {d})", f"{a}.topk(1, {d}, largest=False)[0]"]
+    if t.ndim == 2:
+        forms += [f"{a}.trace()", f"{a}.diagonal()", f"{a}.diag()", f"lib.diagonal({a}, 1)"]
+    if t.ndim == 1:
+        forms += [f"{a}.diag()", f"lib.outer({a}, {a})", f"lib.kron({a}, {a})"]
+    return "reduction2", str(rng.choice(forms))
+
+
+def shape_wide(rng, env, a):
+    t = env[a]
+    d = _dim(rng, t)
+    sh = tuple(t.shape)
+    forms = [f"{a}.repeat(2, *[1] * {a}.ndim)", f"{a}.tile((2,))", f"{a}.expand_as(lib.zeros(2, *{a}.shape))",
+             f"lib.broadcast_to({a}, (3, *{a}.shape))", f"{a}.reshape_as({a})", f"{a}.view_as({a})",
+             f"{a}.flatten(0, -1)", f"{a}.reshape(1, -1)",
+             f"{a}.sum_to_size(*[1] * {a}.ndim)" if t.ndim else f"{a}.reshape(())"]
+    if t.ndim:
+        n = sh[d]
+        b = _same_shape(rng, env, a)
+        forms += [f"{a}.flip({d})", f"{a}.roll(1, {d})", f"{a}.roll(-1)",
+                  f"{a}.narrow({d}, 0, {max(n - 1, 0)})",
+                  f"{a}.select({d}, {n - 1})" if n else f"{a}.select({d}, 0)", f"{a}.movedim(0, -1)",
+                  f"{a}.swapaxes(0, -1)", f"lib.concat([{a}, {b}], {d})", f"lib.hstack([{a}, {b}])",
+                  f"lib.vstack([{a}, {b}])", f"{a}.unflatten(0, ({sh[0]}, 1))",
+                  f"lib.stack([{a}, {b}]).sum(0)", f"{a}.split([{n}], {d})", f"{a}.split(2, {d})",
+                  f"{a}.chunk(3, {d})", f"{a}.unsqueeze(-1).expand(*{a}.shape, 2)"]
+    if t.ndim == 2:
+        forms += [f"{a}.tril()", f"{a}.triu(1)", f"lib.tril({a}, -1)", f"{a}.T", f"F.pad({a}, (1, 0))",
+                  f"F.pad({a}, (0, 1, 1, 0), value=0.5)"]
+    if t.ndim == 3:
+        forms += [f"{a}.permute(1, 2, 0)", f"{a}.flatten(1)", f"F.pad({a}, (1, 1))"]
+    return "shape2", str(rng.choice(forms))
+
+
+def index_wide(rng, env, a):
+    t = env[a]
+    d = _dim(rng, t)
+    sh = tuple(t.shape)
+    forms = [f"{a}.masked_fill({a} > 0, 0.5)", f"{a}.masked_fill({a} < 0, lib.tensor(-1.0))",
+             f"lib.where({a} < 0, {a}.detach(), {a})", f"{a}.masked_select({a} > 0)",
+             f"{a}.take(lib.tensor([0]))" if t.numel() else f"{a}.take(lib.tensor([], dtype=lib.long))"]
+    if t.ndim and t.numel():
+        n = sh[d]
+        idx = _index_literal(rng, sh, n)
+        one = _index_literal(rng, (2,), n)
+        value = f"lib.tensor(1.0, dtype={a}.dtype)"
+        forms += [f"{a}.gather({d}, {idx})", f"lib.gather({a}, {d}, {idx}[..., :1])",
+                  f"{a}.index_select({d}, {one})", f"lib.index_select({a}, {d}, {one}).sum()",
+                  f"{a}.scatter({d}, {idx}, {a} * 2)", f"{a}.scatter({d}, {idx}, 0.5)",
+                  f"{a}.scatter_add({d}, {idx}, {a})",
+                  f"{a}.index_add({d}, {one}, {a}.index_select({d}, {one}))",
+                  f"{a}.index_fill({d}, {one}, -1.0)",
+                  f"{a}.index_copy({d}, lib.tensor([0]), {a}.narrow({d}, {n - 1}, 1))",
+                  f"{a}.index_put(({one},), {value})", f"{a}.index_put(({one},), {value}, accumulate=True)",
+                  f"{a}.take({_index_literal(rng, (3,), t.numel())})",
+                  f"{a}.gather({d}, {a}.argmax({d}, keepdim=True))", f"{a}[{one}, ...]", f"{a}[..., -1]",
+                  f"{a}[-2:]"]
+    return "index2", str(rng.choice(forms))
+
+
+def functional_wide(rng, env, a):
+    t = env[a]
+    d = _dim(rng, t)
+    b = _other(rng, env, a)
+    forms = [f"F.l1_loss({a}, {a}.detach() * 0.5)", f"F.smooth_l1_loss({a}, {a}.detach().round())",
+             f"F.smooth_l1_loss({a}, lib.zeros_like({a}), beta=0.5, reduction='sum')",
+             f"F.huber_loss({a}, lib.zeros_like({a}), delta=0.5)",
+             f"F.mse_loss({a}, {a}.detach().round(), reduction='none')",
+             f"F.binary_cross_entropy_with_logits({a}, ({a}.detach() > 0).to({a}.dtype))",
+             f"F.binary_cross_entropy({a}.sigmoid(), ({a}.detach() > 0).to({a}.dtype))",
+             f"F.binary_cross_entropy_with_logits({a}, lib.full_like({a}, 0.3), reduction='sum')",
+             f"F.softmax({a}, {d}, dtype=lib.float64)", f"F.log_softmax({a} * 2, {d})",
+             f"F.dropout({a}, 0.0)", f"F.dropout({a}, 0.5, training=False)",
+             f"F.normalize({a}, dim={d})" if t.ndim else f"F.relu({a})",
+             f"F.l1_loss({a}, {b})" if b.startswith(("x", "v")) else f"F.l1_loss({a}, lib.zeros_like({a}))"]
+    if t.ndim >= 1 and t.shape[-1] > 0:
+        c = t.shape[-1]
+        forms += [f"F.layer_norm({a}, {a}.shape[-1:])",
+                  f"F.layer_norm({a}, {a}.shape[-1:], lib.ones({c}, dtype={a}.dtype), "
+                  f"lib.zeros({c}, dtype={a}.dtype))",
+                  f"F.cosine_similarity({a}, {a}.detach() + 1, dim=-1)",
+                  f"F.kl_div(F.log_softmax({a}, -1), F.softmax({a}.detach() * 2, -1), reduction='batchmean')"]
+    if t.ndim == 2 and t.shape[-1] > 0:
+        c, n = t.shape[1], t.shape[0]
+        target = f"lib.tensor({rng.integers(0, c, n).tolist()})"
+        forms += [f"F.nll_loss(F.log_softmax({a}, 1), {target})",
+                  f"F.nll_loss({a}, {target}, reduction='sum')",
+                  f"F.cross_entropy({a}, {target}, weight=lib.ones({c}, dtype={a}.dtype) * 2)",
+                  f"F.one_hot({target}, {c}).to({a}.dtype) * {a}",
+                  f"F.linear({a}, {a}.detach().mT, lib.ones({n}, dtype={a}.dtype))",
+                  f"F.embedding(lib.tensor([0, {n - 1}, 0]), {a})" if n else f"F.relu({a})"]
+        if n > 1:
+            forms.append(f"F.batch_norm({a}, None, None, training=True)")
+    if t.ndim == 3 and t.shape[-1] > 0:
+        forms += [f"F.max_pool1d({a}, 1)", f"F.avg_pool1d({a}, 1)",
+                  f"F.conv1d({a}, {a}.detach()[:1, :, :1])" if t.shape[0] else f"F.relu({a})"]
+    return "functional2", str(rng.choice(forms))
+
+
+INPLACE_WIDE = [
+    "{w}.mul_(2.0)", "{w}.div_(2.0)", "{w}.div_({b})", "{w}.pow_(2)", "{w}.sqrt_()", "{w}.sigmoid_()",
+    "{w}.tanh_()", "{w}.neg_()", "{w}.abs_()", "{w}.clamp_min_(0.0)", "{w}.clamp_max_(0.1)", "{w}.fill_(0.5)",
+    "{w}.masked_fill_({w} > 0, 0.0)", "{w}.copy_({b})", "{w}.addcmul_({b}, {b}, value=0.5)",
+    "{w}.lerp_({t}, 0.5)", "{w}.exp_().log_()", "{w}.sin_()", "{w}.reciprocal_()", "{w}.square_()",
+    "{w}.floor_()", "{w}.log1p_()", "{w}.cos_()", "F.relu({w}, inplace=True)", "F.leaky_relu_({w}, 0.2)",
+    "F.elu_({w})", "F.hardtanh_({w})",
+]
+
+
+def inplace_wide(rng, env, a, k):
+    b = _other(rng, env, a)
+    op = str(rng.choice(INPLACE_WIDE))
+    call = lambda w: op.format(w=w, b=b, t=_tensor_other(rng, env, a))  # noqa: E731
+    form = rng.integers(4)
+    if form == 0:
+        return "inplace2", f"v{k} = {a} * 1.0; {call(f'v{k}')}"
+    if form == 1 and env[a].ndim:
+        return "inplace2_view", f"v{k} = {a}.clone(); w{k} = v{k}[-1]; {call(f'w{k}')}"
+    if form == 2 and env[a].ndim:
+        view = f"v{k}.t() if v{k}.ndim == 2 else v{k}[::2]"
+        return "inplace2_view", f"v{k} = {a}.clone(); w{k} = {view}; {call(f'w{k}')}"
+    return "inplace2_leaf", f"v{k} = {a}; {call(a)}"
+
+
+RULES_WIDE = RULES + [
+    (pointwise_wide, 6),
+    (reduction_wide, 3),
+    (shape_wide, 3),
+    (index_wide, 3),
+    (functional_wide, 3),
+    (inplace_wide, 2),
+]
+NEEDS_K.add(inplace_wide)
+
+
+def generate(seed: int, wide: bool = False) -> Program:
+    """A program of 3 to 12 steps over 1 to 3 inputs, drawn from the grammar (shapes known from PyTorch);
+    ``wide``: from the wider grammar."""
     import torch
 
     rng = np.random.default_rng(seed)
@@ -440,7 +645,7 @@ def generate(seed: int) -> Program:
     for k in range(int(rng.integers(1, 4))):
         prog.steps.append(input_step(rng, k))
         _exec(prog.steps[-1].code, ns)
-    rules, weights = zip(*RULES)
+    rules, weights = zip(*(RULES_WIDE if wide else RULES))
     p = np.array(weights, float) / sum(weights)
     for k in range(int(rng.integers(3, 13))):
         env = {n: v for n, v in ns.items() if NAME.fullmatch(n) and isinstance(v, torch.Tensor)}
@@ -848,8 +1053,9 @@ def family(kind: str) -> str:
     return re.sub(r" \[.*\]$", "", kind)
 
 
-# The seeded programs tests/test_random_programs.py runs, and the kinds of mismatch still open in them
-# (issue 16): the test fails on a kind not in the file, a regression or a new difference.
+# The seeded programs tests/test_random_programs.py runs (TEST_PROGRAMS of each grammar), and the kinds
+# of mismatch still open in them (issue 16): the test fails on a kind not in the file, a regression or a
+# new difference.
 TEST_PROGRAMS = 2560
 OPEN_KINDS_FILE = Path(__file__).with_name("program_grammar_open.txt")
 
@@ -859,12 +1065,12 @@ def open_kinds() -> set[str]:
     return {line for line in lines if line and not line.startswith("#")}
 
 
-def catalogue(programs: int, seed: int, shrink_budget: int = 200) -> tuple[Counter, dict]:
+def catalogue(programs: int, seed: int, shrink_budget: int = 200, wide: bool = False) -> tuple[Counter, dict]:
     counts: Counter = Counter()
     examples: dict = {}
     programs_kinds.clear()
     for s in range(seed, seed + programs):
-        prog = generate(s)
+        prog = generate(s, wide)
         found = {m.kind: m for m in reversed(check_all(prog))}
         programs_kinds[s] = set(found)
         for kind, m in found.items():
@@ -880,6 +1086,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--programs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--report", action="store_true", help="print a shrunk example of each kind")
+    parser.add_argument("--wide", action="store_true", help="programs of the wider grammar")
     parser.add_argument("--open-kinds", action="store_true",
                         help=f"rewrite {OPEN_KINDS_FILE.name}, the kinds test_random_programs accepts")
     args = parser.parse_args(argv)
@@ -887,17 +1094,18 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     if args.open_kinds:
-        kinds = sorted({m.kind for s in range(TEST_PROGRAMS) for m in check_all(generate(s))})
+        kinds = sorted({m.kind for wide in (False, True) for s in range(TEST_PROGRAMS)
+                        for m in check_all(generate(s, wide))})
         text = OPEN_KINDS_FILE.read_text().splitlines()
         header = [line for line in text if line.startswith("#")]
         OPEN_KINDS_FILE.write_text("\n".join(header + kinds) + "\n")
         print(f"{len(kinds)} open kinds written to {OPEN_KINDS_FILE}")
         return
     t0 = time.perf_counter()
-    counts, examples = catalogue(args.programs, args.seed)
+    counts, examples = catalogue(args.programs, args.seed, wide=args.wide)
     rounding_only = sum(1 for k in programs_kinds.values() if k and all(x.endswith(ROUNDING) for x in k))
     print(
-        f"# {args.programs} programs from seed {args.seed}: "
+        f"# {args.programs} {'wide ' if args.wide else ''}programs from seed {args.seed}: "
         f"{sum(1 for k in programs_kinds.values() if k)} with a mismatch ({rounding_only} of them only "
         f"float32 rounding), {len(counts)} kinds of mismatch, {time.perf_counter() - t0:.0f} s\n"
     )
