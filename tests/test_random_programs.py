@@ -1,7 +1,8 @@
 """Seeded random programs from the grammars in tests/program_grammar.py (the issue's ops, and a wider one
 of the rest of the library: activations, losses, scans, sorts, gathers and scatters, more shapes and
 in-place ops), run in autograd_lab and in PyTorch: every step must show the same exception, warnings,
-values, dtypes, graphs, saved tensors, versions and gradients. A failure prints the program shrunk to a few lines of Python, with what each library gave.
+values, dtypes, graphs, saved tensors, versions and gradients. A failure prints the program shrunk to a
+few lines of Python, with what each library gave.
 
 Kinds of mismatch still open (issue 16) are listed in tests/program_grammar_open.txt, and the ones the
 project decides not to copy in ``KNOWN_DIFFERENCES``; any other kind fails, so a regression or a new
