@@ -1528,3 +1528,69 @@ def test_pooling_checks_its_input_as_pytorch():
         pytest.skip("PyTorch is not installed")
     ours, theirs = _pooling_checks(al), _pooling_checks(torch)
     assert [(i, o, t) for i, (o, t) in enumerate(zip(ours, theirs)) if o != t] == []
+
+
+def _wide_second_order(m):
+    from program_grammar import graph
+
+    fs = [lambda x: x.index_add(0, m.tensor([0, 0]), x.index_select(0, m.tensor([0, 0]))),
+          lambda x: x.index_add(1, m.tensor([2, 0]), x[:, :2] * 2, alpha=0.5),
+          lambda x: x.index_copy(1, m.tensor([2, 0]), x[:, :2] * 2),
+          lambda x: x.take(m.tensor([[0, 4], [4, 1]])), lambda x: x.take(m.tensor([], dtype=m.long)),
+          lambda x: x.sigmoid().logit(), lambda x: x.sigmoid().logit(eps=0.3), lambda x: x.logit(),
+          lambda x: m.logaddexp(x, x.flip(0)), lambda x: m.logaddexp(x, m.ones(3, dtype=m.float64)),
+          lambda x: x.diff(dim=1), lambda x: x.diff(dim=1, n=2), lambda x: x.diff(dim=1, prepend=x[:, :1])]
+    out = []
+    for f in fs:
+        x = m.tensor([[0.2, -1.5, 0.7], [1.1, 0.4, -0.3]], dtype=m.float64, requires_grad=True)
+        y = f(x)
+        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad((g * g).sum(), x, allow_unused=True)
+        out.append((graph(g), str(np.round(g.detach().numpy(), 8).tolist()),
+                    None if gg is None else str(np.round(gg.numpy(), 6).tolist())))  # (str: nan == nan)
+    return out
+
+
+@pytest.mark.torch
+def test_second_order_graphs_the_wider_grammar_found_are_pytorchs():
+    """What create_graph records for index_add/index_copy (their source's gradient an expand, alpha a
+    Scalar, index_copy's self an index_fill), take (``zeros_like(self).put_``: PutBackward0 with the
+    zeros' edge, the source's gradient viewed back), logit (a ``where``; ``1.0 - self`` a sub of a wrapped
+    number), logaddexp (``1 + exp(...)``: AddBackward1) and diff (the engine sums its two slices'
+    gradients in the order PyTorch's C++ made them), each found by the wider grammar (seeds 101615,
+    102322, 201648, 300116, 301738)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _wide_second_order(al), _wide_second_order(torch)
+    assert [i for i, (o, t) in enumerate(zip(ours, theirs)) if o != t] == []
+
+
+def _clone_then_write_layouts(m):
+    base = m.tensor(np.arange(12.0).reshape(3, 4))
+    sources = [base.t(), m.tensor(np.arange(4.0)).expand(3, 4), base[:, ::2],
+               m.tensor(np.arange(24.0).reshape(2, 3, 4)).permute(2, 0, 1)]
+    ops = [lambda x: x.masked_fill(x > 2, 0.5), lambda x: x.masked_fill(x > 2, m.tensor(0.5)),
+           lambda x: x.index_add(0, m.tensor([0]), x[:1]),
+           lambda x: x.index_copy(0, m.tensor([0]), x[:1] * 2),
+           lambda x: x.index_fill(0, m.tensor([0]), 1.0),
+           lambda x: x.scatter(0, m.zeros(1, *x.shape[1:], dtype=m.long), 1.0),
+           lambda x: x.scatter_add(0, m.zeros(1, *x.shape[1:], dtype=m.long), x[:1]),
+           lambda x: x.index_put((m.tensor([0]),), m.tensor(1.0, dtype=x.dtype)),
+           lambda x: x.index_put((m.tensor([0]),), m.tensor(1.0, dtype=x.dtype), accumulate=True),
+           lambda x: x.addcmul(x, x), lambda x: x.flip(0), lambda x: x.roll(1, 0), lambda x: x.nan_to_num(),
+           lambda x: x.fmod(1.5), lambda x: x.fmod(x + 1), lambda x: x.hypot(x),
+           lambda x: m.nn.functional.logsigmoid(x), lambda x: m.nn.functional.layer_norm(x, x.shape[-1:])]
+    return [tuple(s for s, n in zip(y.stride(), y.shape) if n > 1)
+            for x in sources for y in (f(x) for f in ops)]
+
+
+@pytest.mark.torch
+def test_clone_then_write_ops_lay_out_results_as_pytorch():
+    """masked_fill, index_add, index_copy and scatter clone their input row-major (PyTorch's
+    ``clone(Contiguous)``), index_fill and index_put in its layout, flip into ``empty_like``; roll,
+    logsigmoid and layer_norm give row-major results; nan_to_num, fmod, hypot and addcmul TensorIterator's
+    layout (NumPy's copy of an expanded input came out column-major: seed 300223 of the wider grammar,
+    where matmul of an index_add result then recorded ReshapeAliasBackward0 for PyTorch's ViewBackward0)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _clone_then_write_layouts(al) == _clone_then_write_layouts(torch)

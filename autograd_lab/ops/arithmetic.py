@@ -472,7 +472,8 @@ class _ModTensor(Function):
         need_b = ctx.needs_input_grad[1]
         ctx.save_for_backward(a if need_b else None, b if need_b else None)
         dt = result_dtype(a, b)
-        return Tensor._make(np.asarray(cls.values(a._data.astype(dt), b._data.astype(dt))))
+        return Tensor._make(iterator_layout(np.asarray(cls.values(a._data.astype(dt), b._data.astype(dt))),
+                                            a._data, b._data))
 
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor | None]:
@@ -492,7 +493,8 @@ class _ModScalar(Function):
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, number: Any) -> Tensor:
         dt = result_dtype(a, number)
-        return Tensor._make(np.asarray(cls.values(a._data.astype(dt), np.asarray(number).astype(dt))))
+        out = np.asarray(cls.values(a._data.astype(dt), np.asarray(number).astype(dt)))
+        return Tensor._make(iterator_layout(out, a._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -644,7 +646,8 @@ class Addcmul(Function):
         ctx.value = value
         v = np.asarray(value).astype(dt)
         out = a._data.astype(dt) + v * (t1._data.astype(dt) * t2._data.astype(dt))
-        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+        out = np.asarray(out).astype(dt, copy=False)
+        return Tensor._make(iterator_layout(out, a._data, t1._data, t2._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:

@@ -22,6 +22,7 @@ from .promotion import (
     binary_operands,
     cast,
     result_dtype,
+    row_major,
 )
 from .scalar import DivNumber
 
@@ -334,7 +335,8 @@ class MaskedFill(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Any) -> Tensor:
         ctx.save_for_backward(Tensor._make(mask))
-        return Tensor._make(np.where(mask, np.asarray(value, dtype=a._data.dtype), a._data))
+        # (PyTorch's: a row-major clone of the input, broadcast to the mask, filled in place)
+        return Tensor._make(row_major(np.where(mask, np.asarray(value, dtype=a._data.dtype), a._data)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -353,7 +355,7 @@ class MaskedFillTensor(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, mask: np.ndarray, value: Tensor) -> Tensor:
         ctx.save_for_backward(Tensor._make(mask))
-        return Tensor._make(np.where(mask, value._data.astype(a._data.dtype), a._data))
+        return Tensor._make(row_major(np.where(mask, value._data.astype(a._data.dtype), a._data)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, Tensor]:

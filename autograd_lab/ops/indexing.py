@@ -25,10 +25,12 @@ from .inplace import (
     CopySlices,
     apply_inplace,
     check_no_partial_overlap,
+    copy_preserving,
     inplace,
     recorded_copy_slices,
 )
 from .promotion import as_operand, broadcast_shape, dense_order, empty_in_order, row_major
+from .scalar import MulNumber
 from .view import Alias, Unsqueeze, View, _view, expand
 
 
@@ -555,7 +557,7 @@ def _check_put_shape(shape: tuple[int, ...], key: tuple, value_shape: tuple[int,
 
 def _put(a: Tensor, value: Tensor, key: tuple) -> np.ndarray:
     """A copy of ``a``'s data with ``value`` written at ``key``."""
-    out = np.array(a._data, copy=True)
+    out = copy_preserving(a._data)  # (PyTorch's clone, in the input's layout)
     data = value._data
     try:
         target = np.empty(a._data.shape, dtype=bool)[key].shape
@@ -581,7 +583,7 @@ class IndexPutAdvanced(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, value: Tensor, key: tuple, accumulate: bool = False) -> Tensor:
         if accumulate:  # index_put_(..., accumulate=True): repeated indices add up
-            out = np.array(a._data, copy=True)
+            out = copy_preserving(a._data)  # (PyTorch's clone, in the input's layout)
             try:
                 np.add.at(out, key, value._data)
             except IndexError:
@@ -779,7 +781,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 
 
 def _scatter_data(a: np.ndarray, dim: int, index: np.ndarray, src: Any, add: bool) -> np.ndarray:
-    out = np.array(_dim_1(a), copy=True)
+    out = np.array(_dim_1(a), order="C")  # (PyTorch's scatter: a row-major clone, written into)
     idx = _dim_1(index)
     coords = _coords(idx, dim)
     if isinstance(src, np.ndarray):
@@ -936,7 +938,7 @@ class IndexFill(Function):
     def forward(ctx: Any, a: Tensor, dim: int, index: _Data, value: Any) -> Tensor:
         ctx.dim, ctx._saved_dim = dim, dim % 2**64  # the dim as given, shown as PyTorch's uint64
         ctx.save_for_backward(index.t)
-        out = np.array(a._data, copy=True)
+        out = copy_preserving(a._data)  # (PyTorch's clone, in the input's layout)
         if out.ndim:
             out[(slice(None),) * (dim % out.ndim) + (index.t._data.reshape(-1),)] = (
                 value._data if isinstance(value, Tensor) else value)
@@ -1018,7 +1020,7 @@ class IndexAdd(Function):
     def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor, alpha: Any) -> Tensor:
         ctx.dim, ctx.alpha = dim, alpha
         ctx.save_for_backward(index.t, source)
-        out = np.array(a._data, copy=True)
+        out = np.array(a._data, order="C")  # (PyTorch's: a row-major clone, added into)
         src = source._data if alpha == 1 else source._data * np.asarray(alpha, dtype=source._data.dtype)
         np.add.at(_moved(out, dim), index.t._data.reshape(-1).astype(np.int64), _moved(src, dim))
         return Tensor._make(out)
@@ -1028,10 +1030,17 @@ class IndexAdd(Function):
         index, source = ctx.saved_tensors
         grad_src = None
         if ctx.needs_input_grad[3]:
-            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
-            if ctx.alpha != 1:
-                grad_src = grad_src * ctx.alpha
+            grad_src = _source_grad(grad, ctx.dim, index, source)
+            if ctx.alpha != 1:  # PyTorch's maybe_multiply: a Scalar (MulBackward1)
+                grad_src = MulNumber.apply(grad_src, ctx.alpha)
         return grad, None, None, grad_src, None
+
+
+def _source_grad(grad: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """index_add's and index_copy's gradient of ``source``: PyTorch's
+    ``grad.index_select(dim, index).expand_as(source)`` (an expand even to the same shape)."""
+    g = IndexSelect.apply(grad, dim, _Data(index))
+    return g.expand(source.shape) if source.ndim else g.reshape(())
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -1055,7 +1064,7 @@ class IndexCopy(Function):
     def forward(ctx: Any, a: Tensor, dim: int, index: _Data, source: Tensor) -> Tensor:
         ctx.dim, ctx.shape = dim, a._data.shape
         ctx.save_for_backward(index.t, source)
-        out = np.array(a._data, copy=True)
+        out = np.array(a._data, order="C")  # (PyTorch's: a row-major clone, copied into)
         _moved(out, dim)[index.t._data.reshape(-1)] = _moved(source._data, dim)
         return Tensor._make(out)
 
@@ -1063,12 +1072,10 @@ class IndexCopy(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple:
         index, source = ctx.saved_tensors
         grad_a = grad_src = None
-        if ctx.needs_input_grad[0]:  # index_fill(dim, index, 0)
-            keep = np.ones(ctx.shape, dtype=grad._data.dtype)
-            _moved(keep, ctx.dim)[index._data.reshape(-1)] = 0
-            grad_a = grad * Tensor._make(keep)
+        if ctx.needs_input_grad[0]:  # PyTorch's grad.index_fill(dim, index, 0)
+            grad_a = IndexFill.apply(grad, ctx.dim, _Data(index), 0)
         if ctx.needs_input_grad[3]:
-            grad_src = IndexSelect.apply(grad, ctx.dim, _Data(index)).reshape(source.shape)
+            grad_src = _source_grad(grad, ctx.dim, index, source)
         return grad_a, None, None, grad_src
 
 
@@ -1172,28 +1179,32 @@ class Take(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        index, _ = ctx.saved_tensors
-        return Put.apply(grad, _Data(index), ctx.shape), None
+        index, _ = ctx.saved_tensors  # PyTorch's zeros_like(self).put_(index, grad, accumulate=True)
+        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
+        return Put.apply(zeros, grad, _Data(index)), None
 
 
 class Put(Function):
-    """The gradient of ``take``: ``zeros(shape).put_(index, grad, accumulate=True)``."""
+    """``base.put(index, source, accumulate=True)``: ``source`` added at the flat positions ``index`` of
+    ``base`` (the gradient of ``take``, where ``base`` is zeros)."""
 
     node_name = "PutBackward0"
-    saved_names = ("index",)
+    saved_names = ("index", "source")
 
     @staticmethod
-    def forward(ctx: Any, grad: Tensor, index: _Data, shape: tuple[int, ...]) -> Tensor:
-        ctx.save_for_backward(index.t)
-        n = int(np.prod(shape))
-        out = np.zeros(n, dtype=grad._data.dtype)
-        np.add.at(out, index.t._data.reshape(-1) % max(n, 1), grad._data.reshape(-1))
-        return Tensor._make(out.reshape(shape))
+    def forward(ctx: Any, base: Tensor, source: Tensor, index: _Data) -> Tensor:
+        ctx.save_for_backward(index.t, source)
+        ctx._saved_accumulate = True
+        out = np.array(base._data, copy=True).reshape(-1)
+        np.add.at(out, index.t._data.reshape(-1) % max(out.size, 1), source._data.reshape(-1))
+        return Tensor._make(out.reshape(base._data.shape))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        (index,) = ctx.saved_tensors
-        return Take.apply(grad, _Data(index)), None, None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+        index, source = ctx.saved_tensors  # PyTorch's: grad for self; grad.take(index).reshape_as(source)
+        need_base, need_source = ctx.needs_input_grad[:2]
+        grad_source = Take.apply(grad, _Data(index)).reshape(source.shape) if need_source else None
+        return (grad if need_base else None), grad_source, None
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:

@@ -17,7 +17,7 @@ from ..dtypes import quiet as _quiet
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import _kept_where, masked_fill
+from .comparison import Where, _kept_where, masked_fill
 from .inplace import inplace
 from .promotion import (
     _check_broadcast,
@@ -444,7 +444,11 @@ class Logit(Function):
             with _quiet():
                 g = grad._data / (x * (1 - x))
             return Tensor._make(np.where(outside, np.nan if eps is None else 0, g).astype(g.dtype)), None
-        return masked_fill(grad / (a * (1 - a)), outside, np.nan if eps is None else 0), None
+        # PyTorch's infinitely_differentiable_logit_backward: where(inside, grad / (x (1 - x)), nan or 0)
+        fill = Tensor._make(np.full((), np.nan if eps is None else 0, x.dtype))
+        one = Tensor._make(np.ones((), x.dtype))  # (C++'s 1.0 - self: a sub of a wrapped number)
+        one._wrapped_number = 1.0
+        return Where.apply(~outside, grad / (a * (one - a)), fill), None
 
 
 def logit(a: Tensor, eps: float | None = None) -> Tensor:
@@ -757,7 +761,7 @@ class NanToNum(Function):
         with _quiet():
             out = np.nan_to_num(x, nan=nan, posinf=info.max if posinf is None else posinf,
                                 neginf=info.min if neginf is None else neginf)
-        return Tensor._make(np.asarray(out).astype(x.dtype, copy=False))
+        return Tensor._make(iterator_layout(np.asarray(out).astype(x.dtype, copy=False), x))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -810,7 +814,8 @@ class Hypot(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         dt = result_dtype(a, b)
-        out = Tensor._make(np.asarray(np.hypot(a._data.astype(dt), b._data.astype(dt))))
+        out = Tensor._make(iterator_layout(np.asarray(np.hypot(a._data.astype(dt), b._data.astype(dt))),
+                                           a._data, b._data))
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_a else None, b if need_b else None, out)
         return out
@@ -844,8 +849,10 @@ class Logaddexp(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-        a, b = ctx.saved_tensors
-        return grad / (exp(b - a) + 1), grad / (exp(a - b) + 1)
+        a, b = ctx.saved_tensors  # PyTorch's grad / (1 + exp(other - self)): the 1 a number (AddBackward1)
+        need_a, need_b = ctx.needs_input_grad
+        return (grad / AddNumber.apply(exp(b - a), 1) if need_a else None,
+                grad / AddNumber.apply(exp(a - b), 1) if need_b else None)
 
 
 def logaddexp(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:

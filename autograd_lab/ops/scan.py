@@ -161,6 +161,9 @@ def diff(a: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
         size = out._data.shape[d]
         if size == 0:
             break
-        hi, lo = narrow(out, d, 1, size - 1), narrow(out, d, 0, size - 1)
+        # (lo first: PyTorch's C++ evaluates the arguments of its sub right to left, and the order the
+        # two slices were made in is the order its engine sums their gradients in)
+        lo = narrow(out, d, 0, size - 1)
+        hi = narrow(out, d, 1, size - 1)
         out = logical_xor(hi, lo) if out._data.dtype == np.bool_ else hi - lo
     return out

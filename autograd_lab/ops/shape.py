@@ -14,7 +14,8 @@ from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .indexing import Select, index_fill, narrow
-from .promotion import result_dtype
+from .inplace import empty_preserving
+from .promotion import result_dtype, row_major
 from .view import DiagonalCopy, _dims_list, _view, diagonal, expand, reshape, unsqueeze, view
 
 
@@ -264,7 +265,9 @@ class Flip(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
         ctx.dims = dims
-        return Tensor._make(np.array(np.flip(a._data, dims) if dims else a._data, copy=True))
+        out = empty_preserving(a._data)  # (PyTorch's: empty_like(self) in its layout, written)
+        out[...] = np.flip(a._data, dims) if dims else a._data
+        return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -292,9 +295,9 @@ class Roll(Function):
         ctx.shifts, ctx.dims = shifts, dims
         if a._data.size == 0:
             return Tensor._make(np.array(a._data, copy=True))
-        if dims is None:
-            return Tensor._make(np.roll(a._data, shifts[0]))
-        return Tensor._make(np.roll(a._data, shifts, dims))
+        if dims is None:  # (PyTorch's result is row-major)
+            return Tensor._make(row_major(np.roll(a._data, shifts[0])))
+        return Tensor._make(row_major(np.roll(a._data, shifts, dims)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:

@@ -30,7 +30,7 @@ from ...dtypes import scalar_type_name
 from ...function import Function
 from ...ops import logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
-from ...ops.promotion import _const, iterator_layout
+from ...ops.promotion import _const, iterator_layout, row_major
 from ...ops.scalar import AddNumber
 from ...tensor import Tensor
 from ._node import (
@@ -489,7 +489,7 @@ class LogSigmoid(Function):
         d = x._data
         buffer = np.exp(-np.abs(d))
         ctx.save_for_backward(x, Tensor._make(buffer))
-        return Tensor._make((np.minimum(d, 0) - np.log1p(buffer)).astype(d.dtype, copy=False))
+        return Tensor._make(row_major((np.minimum(d, 0) - np.log1p(buffer)).astype(d.dtype, copy=False)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:

@@ -12,6 +12,7 @@ from ...dtypes import Size
 from ...dtypes import wrap_dim as _wrap_dim
 from ...function import Function
 from ...ops import comparison, reduction
+from ...ops.promotion import row_major
 from ...tensor import Tensor
 from ._node import (
     _UNDEFINED,
@@ -178,7 +179,7 @@ class NativeLayerNorm(Function):
                               Tensor._make(mean.astype(data.dtype)), Tensor._make(rstd.astype(data.dtype)))
         ctx.axes, ctx.eps = axes, eps
         _keep(ctx, normalized_shape=tuple(normalized_shape))
-        return Tensor._make(out.astype(data.dtype, copy=False))
+        return Tensor._make(row_major(out.astype(data.dtype, copy=False)))  # (PyTorch's input.contiguous())
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
