@@ -1594,3 +1594,108 @@ def test_clone_then_write_ops_lay_out_results_as_pytorch():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _clone_then_write_layouts(al) == _clone_then_write_layouts(torch)
+
+
+def _functional_higher_order(m):
+    from program_grammar import graph
+
+    f = m.nn.functional
+    w, pw = m.tensor([1.0, 2.0, 0.5], dtype=m.float64), m.tensor([1.5, 0.5, 2.0], dtype=m.float64)
+    pools = [lambda x: f.max_pool1d(x, 2), lambda x: f.max_pool2d(x.unsqueeze(0), 2),
+             lambda x: f.avg_pool1d(x, 2), lambda x: f.avg_pool2d(x, 2, padding=1),
+             lambda x: f.adaptive_avg_pool2d(x, (2, 3)), lambda x: f.max_pool2d(x, 2, stride=1)]
+    fs = pools + [lambda x: f.mish(x),
+          lambda x: f.binary_cross_entropy_with_logits(x, x.detach().sigmoid()),
+          lambda x: f.binary_cross_entropy_with_logits(x, x.detach().sigmoid(), weight=w[:, None],
+                                                       pos_weight=pw),
+          lambda x: f.binary_cross_entropy_with_logits(x[0], x[1].sigmoid(), pos_weight=pw,
+                                                       reduction="sum")]
+    out = []
+    for fn in fs:
+        for squared in (False, True):  # a constant upstream gradient, and one with a graph of its own
+            x = m.tensor(np.linspace(-1, 1.3, 24).reshape(2, 3, 4)[:, :, :3], dtype=m.float64,
+                         requires_grad=True)
+            y = fn(x)
+            (g,) = m.autograd.grad((y * y).sum() if squared else y.sum(), x, create_graph=True)
+            (gg,) = m.autograd.grad((g * g).sum(), x, allow_unused=True, create_graph=True)
+            third = None if gg is None else np.round(gg.detach().numpy(), 8).tolist()
+            if fn in pools and gg is not None:  # (the graph of the third derivative too)
+                third = (graph(gg), third)
+            out.append((graph(g), np.round(g.detach().numpy(), 8).tolist(), third))
+    return out
+
+
+@pytest.mark.torch
+def test_pooling_mish_and_bce_with_logits_record_pytorchs_higher_order_graphs():
+    """Pooling's backward ops take the input too (an edge of PyTorch's node: a constant upstream
+    gradient still records MaxPool2DWithIndicesBackwardBackward0, AvgPool2DBackwardBackward0, ...; their
+    own gradient of it is zeros), max pooling's double backward is PyTorch's gather of a view; mish's
+    and binary_cross_entropy_with_logits' gradients are PyTorch's formulas step by step (softplus as
+    log1p(exp), weight and the mean's division last). (Their third derivatives' values agree; the graphs
+    of those still differ in places: the backward of sigmoid's and log_sigmoid's own backward.)"""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _functional_higher_order(al), _functional_higher_order(torch)
+    assert [i for i, (o, t) in enumerate(zip(ours, theirs)) if o != t] == []
+
+
+def _inplace_activations(m):
+    from program_grammar import graph
+
+    f = m.nn.functional
+    fs = [lambda v: f.leaky_relu_(v, 0.2), lambda v: f.elu_(v), lambda v: f.hardtanh_(v),
+          lambda v: f.relu_(v),
+          lambda v: f.leaky_relu(v, 0.1, inplace=True), lambda v: f.elu(v, alpha=0.5, inplace=True),
+          lambda v: v.sigmoid_(), lambda v: v.tanh_(), lambda v: f.silu(v, inplace=True)]
+    out = []
+    for fn in fs:
+        for view in (False, True):
+            x = m.tensor([[0.3, 1.0, -2.0], [1.0, -1.0, -0.4]], dtype=m.float64, requires_grad=True)
+            v = x.clone()
+            fn(v.t() if view else v)
+            (g,) = m.autograd.grad((v * v).sum(), x, create_graph=True)
+            (gg,) = m.autograd.grad((g * g).sum(), x)
+            out.append((graph(v), graph(g), np.round(g.detach().numpy(), 8).tolist(),
+                        np.round(gg.numpy(), 6).tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_inplace_activations_record_pytorchs_backward_nodes():
+    """``leaky_relu_`` and ``elu_`` (on a tensor or a view, then CopySlices) differentiate through
+    PyTorch's backward ops on their result (LeakyReluBackwardBackward0, EluBackwardBackward0 with
+    ``is_result``), not a product with a mask (seed 3200174 of the wider grammar)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _inplace_activations(al) == _inplace_activations(torch)
+
+
+def _wide_values_and_raises(m):
+    out = []
+    for shape in [(4, 2), (2, 4), (3, 3), (1, 5), (5, 1)]:  # trace of a matrix that is not square
+        x = m.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        x.trace().backward()
+        out.append(x.grad.numpy().tolist())
+    for shape, a, b in [((0, 3, 2), 1, -1), ((2, 0, 3), 0, -1), ((0, 4, 3), 0, 1)]:  # flatten of empty
+        y = m.zeros(shape, requires_grad=True).flatten(a, b)
+        out.append((tuple(y.shape), type(y.grad_fn).__name__))
+    x = m.tensor([0.0, 0.0], requires_grad=True)  # masked_fill_ on the expanded gradient autograd.grad gave
+    (g,) = m.autograd.grad(x.sum(), x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g.masked_fill_(g > 0, 0.5)
+        b = m.ones(3)
+        b.expand(2, 3).masked_fill_(m.tensor([True, False, True]), 5.0)
+    out += [g.tolist(), g._version, b.tolist(), [str(w.message).split(" (Triggered")[0] for w in caught]]
+    return out
+
+
+@pytest.mark.torch
+def test_trace_flatten_and_masked_fill_of_expanded_tensors_are_pytorchs():
+    """The wider grammar found: trace's gradient of a (4, 2) matrix put a 1 at (3, 0) too (seed 3500632:
+    the diagonal has min(n, m) places); ``flatten`` of an empty tensor raised (a -1 in its reshape;
+    seeds 3201318, 3500358, 3900600); ``masked_fill_`` on an expanded tensor (the gradient autograd.grad
+    returns) raised where PyTorch warns and writes every repeat (seed 3901558)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _wide_values_and_raises(al) == _wide_values_and_raises(torch)

@@ -416,12 +416,15 @@ def _repeats(a: np.ndarray) -> bool:
 
 def _writeable_alias(t: Tensor) -> np.ndarray | None:
     """A writeable array over ``t``'s memory, read from its base's (an expanded view is read-only in
-    NumPy); None when the base cannot give one."""
-    base = t._base
-    if base is None or not base._data.flags.writeable:
+    NumPy), or from the array its data is a view of (the expanded gradient autograd.grad returns); None
+    when neither can give one."""
+    owner = t._base._data if t._base is not None else t._data.base
+    while t._base is None and isinstance(owner, np.ndarray) and isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if not isinstance(owner, np.ndarray) or not owner.flags.writeable:
         return None
     interface = t._data.__array_interface__
-    return np.asarray(_Memory({**interface, "data": (interface["data"][0], False)}, base._data))
+    return np.asarray(_Memory({**interface, "data": (interface["data"][0], False)}, owner))
 
 
 class _Memory:

@@ -21,6 +21,7 @@ cannot take, as PyTorch's do, so that Python asks the other operand (``W @ d`` r
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,7 @@ from . import (
     sorting,
     view,
 )
-from .inplace import inplace, refresh_view, ufunc_inplace
+from .inplace import _repeats, fill_inplace, inplace, refresh_view, ufunc_inplace
 
 
 def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: Callable | None = None,
@@ -82,6 +83,20 @@ def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: C
             raise
 
     return method
+
+
+_masked_fill_checked = inplace_of(comparison.masked_fill, check_first=True)
+
+
+def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
+    """``x.masked_fill_(mask, value)``; on an expanded tensor PyTorch warns, then writes every repeat."""
+    if not _repeats(self._data):
+        return _masked_fill_checked(self, mask, value)
+    comparison.masked_fill(self.detach(), mask, value)  # (the op's own errors first)
+    warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                  "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                  "scalar", UserWarning, stacklevel=2)
+    return fill_inplace(self, comparison.masked_fill, mask, value)
 
 
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -276,7 +291,7 @@ METHODS: dict[str, Any] = {
     "clamp_max": comparison.clamp_max,
     "clamp_max_": inplace_of(comparison.clamp_max, check=comparison.check_clamp_inplace),
     "masked_fill": comparison.masked_fill,
-    "masked_fill_": inplace_of(comparison.masked_fill, check_first=True),
+    "masked_fill_": _masked_fill_,
     "logical_not": comparison.logical_not, "logical_not_": inplace_of(comparison.logical_not, record=False),
     "logical_and": method_of(comparison.logical_and),
     "logical_and_": inplace_of(comparison.logical_and, record=False, _method=True),

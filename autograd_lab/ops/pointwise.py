@@ -27,6 +27,7 @@ from .promotion import (
     _need_tensors,
     _needing_grad,
     _not_implemented,
+    as_operand,
     iterator_layout,
     result_dtype,
 )
@@ -446,8 +447,7 @@ class Logit(Function):
             return Tensor._make(np.where(outside, np.nan if eps is None else 0, g).astype(g.dtype)), None
         # PyTorch's infinitely_differentiable_logit_backward: where(inside, grad / (x (1 - x)), nan or 0)
         fill = Tensor._make(np.full((), np.nan if eps is None else 0, x.dtype))
-        one = Tensor._make(np.ones((), x.dtype))  # (C++'s 1.0 - self: a sub of a wrapped number)
-        one._wrapped_number = 1.0
+        one = as_operand(1.0, x.dtype)  # (C++'s 1.0 - self: a sub of a wrapped number, SubBackward0)
         return Where.apply(~outside, grad / (a * (one - a)), fill), None
 
 

@@ -446,7 +446,7 @@ class Trace(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         n, m = ctx.shape  # PyTorch's trace_backward: grad filled into zeros at the diagonal's places
-        positions = np.arange(0, n * m, m + 1)
+        positions = np.arange(min(n, m)) * (m + 1)  # (only the diagonal's min(n, m) places)
         if not is_grad_enabled():  # no graph to build: the same, on the array
             out = np.zeros(n * m, grad._data.dtype)
             out[positions] = grad._data

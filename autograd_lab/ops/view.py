@@ -8,6 +8,7 @@ gradient (reshape back, transpose back, place into zeros).
 from __future__ import annotations
 
 import builtins
+import math
 import warnings
 from typing import Any
 
@@ -137,7 +138,8 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = a._data.shape
-    return reshape(a, shape[:s] + (-1,) + shape[e + 1:]) if s != e else a
+    merged = math.prod(shape[s:e + 1])  # (not -1: an empty tensor's would be ambiguous)
+    return reshape(a, shape[:s] + (merged,) + shape[e + 1:]) if s != e else a
 
 
 def unflatten(a: Tensor, dim: int, sizes: Any) -> Tensor:

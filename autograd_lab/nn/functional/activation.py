@@ -30,8 +30,8 @@ from ...dtypes import scalar_type_name
 from ...function import Function
 from ...ops import logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
-from ...ops.promotion import _const, iterator_layout, row_major
-from ...ops.scalar import AddNumber
+from ...ops.promotion import _const, as_operand, iterator_layout, row_major
+from ...ops.scalar import AddNumber, MulNumber
 from ...tensor import Tensor
 from ._node import (
     _inplace_backward_check,
@@ -153,8 +153,8 @@ class LeakyReluResult(Function):
             " File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place "
             "leakRelu backward calculation with negative slope",
         )
-        (out,) = ctx.saved_tensors
-        return grad * _const(np.where(out._data > 0, 1, ctx.slope).astype(grad._data.dtype)), None
+        (out,) = ctx.saved_tensors  # PyTorch's leaky_relu_backward(grad, result, slope, is_result)
+        return LeakyReluBackward.apply(grad, out, ctx.slope), None
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -318,9 +318,9 @@ class Mish(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        t = pointwise.tanh(_softplus_t(x))
-        return grad * (t + x * pointwise.sigmoid(x) * (1 - t * t))
+        (x,) = ctx.saved_tensors  # PyTorch's infinitely_differentiable_mish_backward, as it records it
+        t = pointwise.tanh(pointwise.log1p(pointwise.exp(x)))
+        return grad * (t + x * pointwise.sigmoid(x) * (as_operand(1.0, x._data.dtype) - t * t))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -364,22 +364,28 @@ class EluBackward(Function):
     saved_names = ("grad_output", "self_or_result")
 
     @staticmethod
-    def forward(ctx: Any, grad: Tensor, x: Tensor, alpha: float) -> Tensor:
+    def forward(ctx: Any, grad: Tensor, x: Tensor, alpha: float, is_result: bool = False) -> Tensor:
         ctx.save_for_backward(grad, x)
-        ctx.alpha = alpha
-        _keep(ctx, alpha=alpha, scale=1, input_scale=1, is_result=False)
+        ctx.alpha, ctx.is_result = alpha, is_result
+        _keep(ctx, alpha=alpha, scale=1, input_scale=1, is_result=is_result)
         g, d = grad._data, x._data
+        if is_result:  # x is elu's result: alpha * exp(input) = result + alpha where it is <= 0
+            return Tensor._make(np.where(d > 0, g, g * (d + d.dtype.type(alpha))).astype(g.dtype, copy=False))
         slope = np.exp(np.minimum(d, 0)) * d.dtype.type(alpha)
         return Tensor._make(np.where(d > 0, g, g * slope).astype(g.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
         grad, x = ctx.saved_tensors
         need_grad, need_x = ctx.needs_input_grad[:2]
-        g_grad = EluBackward.apply(gg, x, ctx.alpha) if need_grad else None
-        # alpha * exp(x) where x < 0 (PyTorch's elu_double_backward: elu_backward of gg * grad, masked)
-        g_x = EluBackward.apply(gg * grad, x, ctx.alpha) * _mask(x._data < 0, gg) if need_x else None
-        return g_grad, g_x, None
+        g_grad = EluBackward.apply(gg, x, ctx.alpha, ctx.is_result) if need_grad else None
+        g_x = None
+        if need_x:  # PyTorch's elu_double_backward (grad * grad_output * input_scale, ...) * (x < 0)
+            scaled = MulNumber.apply(gg * grad, 1)
+            if not ctx.is_result:
+                scaled = EluBackward.apply(scaled, x, ctx.alpha)
+            g_x = scaled * _mask(x._data < 0, gg)
+        return g_grad, g_x, None, None
 
 
 class EluResult(Function):
@@ -399,9 +405,8 @@ class EluResult(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         _inplace_backward_check("elu", ctx.alpha >= 0)
-        (out,) = ctx.saved_tensors
-        pos = _mask(out._data > 0, grad)
-        return grad * (pos + (1 - pos) * (out + ctx.alpha)), None
+        (out,) = ctx.saved_tensors  # PyTorch's elu_backward(grad, ..., is_result=True, result)
+        return EluBackward.apply(grad, out, ctx.alpha, True), None
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:

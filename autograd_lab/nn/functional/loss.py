@@ -24,7 +24,7 @@ from ... import dtypes
 from ...dtypes import Size, scalar_type_name
 from ...function import Function
 from ...grad_mode import no_grad
-from ...ops import comparison, logarithmic, pointwise
+from ...ops import logarithmic, pointwise
 from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
 from ...ops.scalar import AddNumber, DivNumber, MulNumber
 from ...tensor import Tensor
@@ -33,6 +33,7 @@ from ._node import (
     _mask,
     _not_differentiable,
 )
+from .activation import logsigmoid
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -544,10 +545,6 @@ def _log_sigmoid_np(d: np.ndarray) -> np.ndarray:
     return np.minimum(d, 0) - np.log1p(np.exp(-np.abs(d)))
 
 
-def _log_sigmoid_t(x: Tensor) -> Tensor:
-    return comparison.clamp(x, None, 0) - pointwise.log(pointwise.exp(-pointwise.abs(x)) + 1)
-
-
 class BinaryCrossEntropyWithLogits(Function):
     """``(1 - y) * x - (1 + (pos_weight - 1) * y) * log_sigmoid(x)``, times ``weight``: stable for
     every ``x``. Weight and pos_weight are no inputs of the node (boxed), as in PyTorch."""
@@ -573,25 +570,31 @@ class BinaryCrossEntropyWithLogits(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        # PyTorch's binary_cross_entropy_with_logits_backward and its _target_backward, step by step
         x, y, weight, pos_weight = ctx.saved_tensors
-        if ctx.reduction == "mean":
-            grad = grad / ctx.count
-        if weight is not None:
-            grad = grad * weight
         need_x, need_y = ctx.needs_input_grad[:2]
         grad_x = grad_y = None
         if need_x:
             if pos_weight is not None:
-                pt = pos_weight * y
-                grad_x = grad * ((pt + 1 - y) * pointwise.sigmoid(x) - pt)
+                t = pos_weight * y
+                grad_x = (AddNumber.apply(t, 1) - y) * pointwise.sigmoid(x) - t
             else:
-                grad_x = grad * (pointwise.sigmoid(x) - y)
+                grad_x = pointwise.sigmoid(x) - y
+            grad_x = _weighted_mean(grad_x * grad, weight, ctx)
         if need_y:
             if pos_weight is not None:
-                grad_y = grad * (_log_sigmoid_t(-x) - _log_sigmoid_t(x) * pos_weight)
+                grad_y = (logsigmoid(-x) - logsigmoid(x) * pos_weight) * grad  # (LogSigmoidBackward0)
             else:
-                grad_y = grad * -x
+                grad_y = -x * grad
+            grad_y = _weighted_mean(grad_y, weight, ctx)
         return grad_x, grad_y, None, None
+
+
+def _weighted_mean(g: Tensor, weight: Tensor | None, ctx: Any) -> Tensor:
+    """The end of a loss's backward in PyTorch: times ``weight``, then divided by the count for a mean."""
+    if weight is not None:
+        g = g * weight
+    return DivNumber.apply(g, ctx.count) if ctx.reduction == "mean" else g
 
 
 def binary_cross_entropy_with_logits(

@@ -107,8 +107,8 @@ class MaxPool2DWithIndices(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _grad_indices: Any = None) -> tuple:
-        _x, indices = ctx.saved_tensors
-        return (MaxPoolScatter.apply(grad, indices._data, ctx.in_shape),) + (None,) * 6
+        x, indices = ctx.saved_tensors  # (PyTorch's backward op takes self too: an edge of its node)
+        return (MaxPoolScatter.apply(grad, x, indices._data, ctx.in_shape),) + (None,) * 6
 
 
 def _scatter_np(g: np.ndarray, idx: np.ndarray, shape: tuple) -> np.ndarray:
@@ -125,31 +125,25 @@ class MaxPoolScatter(Function):
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Any, grad: Tensor, idx: np.ndarray, shape: tuple) -> Tensor:
+    def forward(ctx: Any, grad: Tensor, x: Tensor, idx: np.ndarray, shape: tuple) -> Tensor:
         ctx.idx = idx
         return Tensor._make(_scatter_np(grad._data, idx, shape))
 
     @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple:
-        return MaxPoolGather.apply(gg, ctx.idx), None, None
+    def backward(ctx: Any, gg: Tensor) -> tuple:  # self's: zeros_like(self), as PyTorch's
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        zeros = Tensor._make(np.zeros(gg._data.shape, gg._data.dtype)) if need_x else None
+        return (_max_pool_double_backward(gg, ctx.idx) if need_grad else None), zeros, None, None
 
 
-class MaxPoolGather(Function):
-    """The maxima's positions read from a tensor of the input's shape (adjoint of the scatter)."""
-
-    node_name = "MaxPoolDoubleBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, gg: Tensor, idx: np.ndarray) -> Tensor:
-        ctx.idx, ctx.shape = idx, gg._data.shape
-        data = gg._data.reshape(gg._data.shape[:-2] + (gg._data.shape[-2] * gg._data.shape[-1],))
-        flat = idx.reshape(idx.shape[:-2] + (idx.shape[-2] * idx.shape[-1],))
-        return Tensor._make(np.take_along_axis(data, flat, axis=-1)
-                            .reshape(idx.shape))
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        return MaxPoolScatter.apply(g, ctx.idx, ctx.shape), None
+def _max_pool_double_backward(gg: Tensor, idx: np.ndarray) -> Tensor:
+    """The maxima read back from a tensor of the input's shape, as PyTorch's max_pool_double_backward
+    records it: ``gg.contiguous().view(..., -1).gather(-1, indices).view(indices' shape)``."""
+    if not idx.size:
+        return Tensor._make(np.zeros(idx.shape, gg._data.dtype))
+    size = idx.shape[:-2] + (-1,)
+    flat = Tensor._make(np.ascontiguousarray(idx).reshape(size))
+    return gg.contiguous().view(size).gather(-1, flat).view(idx.shape)
 
 
 def _max_pool2d_impl(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
@@ -246,7 +240,8 @@ class AvgPool2D(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
-        return AvgPool2DGrad.apply(grad, ctx.params, ctx.in_shape), None
+        (x,) = ctx.saved_tensors  # (PyTorch's backward op takes self too: an edge of its node)
+        return AvgPool2DGrad.apply(grad, x, ctx.params, ctx.in_shape), None
 
 
 class AvgPool2DGrad(Function):
@@ -255,7 +250,7 @@ class AvgPool2DGrad(Function):
     node_name = "AvgPool2DBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Any, grad: Tensor, params: tuple, shape: tuple) -> Tensor:
+    def forward(ctx: Any, grad: Tensor, x: Tensor, params: tuple, shape: tuple) -> Tensor:
         kernel, stride, padding, out, divisor = params
         g = grad._data / divisor
         padded = []
@@ -270,8 +265,10 @@ class AvgPool2DGrad(Function):
         return Tensor._make(np.ascontiguousarray(res).astype(grad._data.dtype))
 
     @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple:
-        return AvgPool2D.apply(gg, ctx.params), None, None
+    def backward(ctx: Any, gg: Tensor) -> tuple:  # self's: zeros_like(self), as PyTorch's
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        zeros = Tensor._make(np.zeros(gg._data.shape, gg._data.dtype)) if need_x else None
+        return (AvgPool2D.apply(gg, ctx.params) if need_grad else None), zeros, None, None
 
 
 def _avg_pool2d_impl(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
@@ -357,7 +354,8 @@ class AdaptiveAvgPool2D(Function):
                     "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
                     f"non-batch dimensions, but grad_output has sizes {shape_str(grad.shape)} with dimension "
                     f"{i} being empty")
-        return AdaptiveAvgPool2DGrad.apply(grad, ctx.mats), None
+        (x,) = ctx.saved_tensors  # (PyTorch's backward op takes self too: an edge of its node)
+        return AdaptiveAvgPool2DGrad.apply(grad, x, ctx.mats), None
 
 
 class AdaptiveAvgPool2DGrad(Function):
@@ -366,15 +364,17 @@ class AdaptiveAvgPool2DGrad(Function):
     node_name = "AdaptiveAvgPool2DBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Any, grad: Tensor, mats: tuple) -> Tensor:
+    def forward(ctx: Any, grad: Tensor, x: Tensor, mats: tuple) -> Tensor:
         rows, cols = mats
         ctx.mats = mats
         out = np.einsum("...ij,ih,jw->...hw", grad._data, rows, cols, optimize=True)
         return Tensor._make(out.astype(grad._data.dtype))
 
     @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple:
-        return AdaptiveAvgPool2D.apply(gg, ctx.mats), None
+    def backward(ctx: Any, gg: Tensor) -> tuple:  # self's: zeros_like(self), as PyTorch's
+        need_grad, need_x = ctx.needs_input_grad[:2]
+        zeros = Tensor._make(np.zeros(gg._data.shape, gg._data.dtype)) if need_x else None
+        return (AdaptiveAvgPool2D.apply(gg, ctx.mats) if need_grad else None), zeros, None
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
