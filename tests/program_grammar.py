@@ -593,8 +593,9 @@ def functional_wide(rng, env, a):
         if n > 1:
             forms.append(f"F.batch_norm({a}, None, None, training=True)")
     if t.ndim == 3 and t.shape[-1] > 0:
-        forms += [f"F.max_pool1d({a}, 1)", f"F.avg_pool1d({a}, 1)",
-                  f"F.conv1d({a}, {a}.detach()[:1, :, :1])" if t.shape[0] else f"F.relu({a})"]
+        forms += [f"F.max_pool1d({a}, 1)", f"F.avg_pool1d({a}, 1)"]
+        if t.shape[0] and t.shape[1]:  # (0 channels: PyTorch's empty output has 0, README "Where it differs")
+            forms.append(f"F.conv1d({a}, {a}.detach()[:1, :, :1])")
     return "functional2", str(rng.choice(forms))
 
 
