@@ -371,6 +371,9 @@ class BackwardNode(Node, FunctionCtx):
         return self._saved is None
 
     def _release(self) -> None:
+        saved = self._saved
+        if saved and self._never_saved == (1 << len(saved)) - 1:
+            return  # only Nones saved: nothing to free, and a second backward may run (as PyTorch's)
         self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:

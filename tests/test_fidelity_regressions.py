@@ -1699,3 +1699,54 @@ def test_trace_flatten_and_masked_fill_of_expanded_tensors_are_pytorchs():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _wide_values_and_raises(al) == _wide_values_and_raises(torch)
+
+
+def _freed_and_zero_gradients(m):
+    x0 = m.tensor([[2.0, -1.0], [-1.0, 0.5]], dtype=m.float64, requires_grad=True)
+    c = m.tensor(-2.03, dtype=m.float64)
+    fs = [lambda: m.fmod(x0, c), lambda: m.remainder(x0, c), lambda: x0.div(c, rounding_mode="trunc"),
+          lambda: x0 * c, lambda: x0.clamp(min=c), lambda: m.maximum(x0, c), lambda: m.atan2(x0, c),
+          lambda: m.hypot(x0, c), lambda: m.lerp(x0, c, 0.3), lambda: m.pow(x0, c), lambda: x0.abs()]
+    out = []
+    for f in fs:  # a second backward raises only where the node saved a tensor (PyTorch's rule)
+        x0.grad = None
+        y = f().sum()
+        y.backward()
+        try:
+            y.backward()
+            out.append(x0.grad.tolist())
+        except RuntimeError as e:
+            out.append(str(e)[:40])
+    x = m.tensor([0.0, 2.0, float("inf")], requires_grad=True)  # pow(0): zeros outside the graph
+    (g,) = m.autograd.grad((x.pow(0) * 3).sum(), x, create_graph=True)
+    out += [g.tolist(), g.requires_grad]
+    x1 = m.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)  # masked_scatter frees its mask
+    v = x1.masked_select(x1 > 0)
+    (g5,) = m.autograd.grad((v * v).sum(), [x1], create_graph=True)
+    m.autograd.grad(g5.sum(), [x1])
+    try:
+        out.append(g5.grad_fn._saved_mask.tolist())
+    except RuntimeError as e:
+        out.append(str(e)[:40])
+    leaf = m.tensor([[2.0]], dtype=m.float64, requires_grad=True)  # autograd's error before the warning
+    view = leaf.unsqueeze(-1).expand(1, 1, 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            view.masked_fill_(view > 0, 0.0)
+        except RuntimeError as e:
+            out.append(str(e)[:60])
+    out.append(len(caught))
+    return out
+
+
+@pytest.mark.torch
+def test_second_backward_pow_zero_and_masked_scatter_are_pytorchs():
+    """A node that saved only Nones (fmod by a constant tensor) runs a second backward, as PyTorch's
+    (seed 5300649 of the wider grammar); ``div(rounding_mode=)`` reads what it saved first, so a freed
+    one raises (5201730); ``pow(0)``'s gradient is zeros outside the graph (5202076); masked_select's
+    double backward saves its mask and frees it (5000569); masked_fill_ on an expanded view of a leaf
+    raises autograd's error before warning (5300956)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _freed_and_zero_gradients(al) == _freed_and_zero_gradients(torch)

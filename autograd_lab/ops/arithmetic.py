@@ -252,6 +252,7 @@ class DivMode(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
+        _ = ctx.saved_tensors  # (unpacked first, as PyTorch's node: once freed, a second backward raises)
         dtypes_ = [m[1] for m in ctx._input_meta]
         return (Tensor._make(np.zeros(grad._data.shape, dtypes_[0])),
                 Tensor._make(np.zeros(grad._data.shape, dtypes_[1])), None)
@@ -343,8 +344,8 @@ class PowScalar(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         (a,) = ctx.saved_tensors
         p = ctx.exponent
-        if p == 0:
-            return grad * 0.0, None
+        if p == 0:  # PyTorch's pow_backward: zeros_like(self), outside the graph (a nan grad gives 0)
+            return Tensor._make(np.zeros(a._data.shape, a._data.dtype)), None
         return grad * MulNumber.apply(a ** (p - 1), p), None
 
 

@@ -1145,17 +1145,19 @@ class MaskedScatter(Function):
     records it (create_graph): its inputs the zeros, which need no gradient, and the gradient."""
 
     node_name = "MaskedScatterBackward0"
+    saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx: Any, zeros: Tensor, grad: Tensor, mask: _Data) -> Tensor:
-        mask = mask.t  # (not a Tensor argument: no edge)
-        ctx._saved_mask, ctx._saved_source_sym_sizes = mask, grad._data.shape
+        mask = mask.t  # (not a Tensor argument: no edge; saved, and freed by backward, as PyTorch's)
+        ctx.save_for_backward(mask)
+        ctx._saved_source_sym_sizes = grad._data.shape
         key = (np.broadcast_to(mask._data, zeros._data.shape),)
         return Tensor._make(_scatter(grad._data, zeros._data.shape, key, False))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor, None]:
-        mask = ctx._saved_mask
+        (mask,) = ctx.saved_tensors
         return gg.masked_fill(mask, 0) if ctx.needs_input_grad[0] else None, masked_select(gg, mask), None
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation, engine
+from .. import creation, engine, grad_mode
 from ..dtypes import size_arg
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -45,7 +45,7 @@ from . import (
     sorting,
     view,
 )
-from .inplace import _repeats, fill_inplace, inplace, refresh_view, ufunc_inplace
+from .inplace import _check_inplace, _repeats, fill_inplace, inplace, refresh_view, ufunc_inplace
 
 
 def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: Callable | None = None,
@@ -92,7 +92,9 @@ def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
     """``x.masked_fill_(mask, value)``; on an expanded tensor PyTorch warns, then writes every repeat."""
     if not _repeats(self._data):
         return _masked_fill_checked(self, mask, value)
-    comparison.masked_fill(self.detach(), mask, value)  # (the op's own errors first)
+    if grad_mode.is_grad_enabled():
+        _check_inplace(self, (mask, value))  # autograd's errors (a view of a leaf, ...) before the warning
+    comparison.masked_fill(self.detach(), mask, value)  # (the op's own errors)
     warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
                   "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
                   "scalar", UserWarning, stacklevel=2)
