@@ -244,6 +244,13 @@ class _ForwardOnlyCtx(FunctionCtx):
 _NOTHING_SAVED: Any = ()  # shared by the nodes that save nothing
 
 
+class _Released(tuple):
+    """The ``_saved`` of a node that saved nothing, after backward released it."""
+
+
+_NOTHING_FREED = _Released()
+
+
 class BackwardNode(Node, FunctionCtx):
     """The node of a :class:`Function` call; it is also that call's ``ctx``."""
 
@@ -255,6 +262,8 @@ class BackwardNode(Node, FunctionCtx):
     # set by CopySlices while it runs this node: the view's gradient keeps its dtype (PyTorch's copy_ into
     # the base's gradient converts it, no ToCopyBackward0 recorded)
     _keep_first_dtype = False
+    # an op of this package (PyTorch's own node: every saved tensor unpacked first), not a user's Function
+    _builtin = False
 
     def __init__(self, edges: tuple, num_inputs: int, layout: tuple[tuple, tuple, tuple]) -> None:
         Node.__init__(self, edges)
@@ -368,13 +377,14 @@ class BackwardNode(Node, FunctionCtx):
     @property
     def _freed(self) -> bool:
         """Whether backward released what was saved (read from ``_saved``: no attribute more per node)."""
-        return self._saved is None
+        return self._saved is None or self._saved is _NOTHING_FREED
 
     def _release(self) -> None:
         saved = self._saved
-        if saved and self._never_saved == (1 << len(saved)) - 1:
-            return  # only Nones saved: nothing to free, and a second backward may run (as PyTorch's)
-        self._saved = None
+        if not saved:  # nothing saved: nothing to free, but released (CopySlices raises when run again)
+            self._saved = _NOTHING_FREED
+        elif self._never_saved != (1 << len(saved)) - 1:  # (only Nones saved: nothing to free)
+            self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
@@ -383,6 +393,8 @@ class BackwardNode(Node, FunctionCtx):
                 g if g is not None else Tensor._make(np.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
             )
+        if self._saved is None and self._builtin:  # PyTorch's own nodes unpack every saved tensor first:
+            raise RuntimeError(FREED_MESSAGE)  # a freed one raises, whichever gradient is asked for
         result = self._forward_cls.backward(self, *grad_outputs)
         if type(result) is not tuple and not isinstance(result, tuple):
             result = (result,)
@@ -587,7 +599,8 @@ class Function:
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls._backward_cls = type(
             name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,
-                                    "__qualname__": name, "__slots__": (), **cls.node_defaults}
+                                    "__qualname__": name, "__slots__": (), **cls.node_defaults,
+                                    "_builtin": cls.__module__.startswith("autograd_lab.")}
         )
 
     @staticmethod

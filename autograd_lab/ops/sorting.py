@@ -17,6 +17,7 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import MaskedFillTensor
 from .indexing import ScatterSrc, _Data
+from .inplace import empty_preserving
 from .promotion import _not_implemented
 
 SortResult = namedtuple("sort", ["values", "indices"])
@@ -48,11 +49,16 @@ def _stable_order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(rev, dim)
 
 
-def _picked(ctx: Any, x: np.ndarray, dim: int, order_of: Any) -> tuple[Tensor, Tensor]:
-    """The values at ``order_of(x)`` along ``dim`` and those indices (no gradient), saved for backward."""
+def _picked(ctx: Any, x: np.ndarray, dim: int, order_of: Any,
+            preserve: bool = False) -> tuple[Tensor, Tensor]:
+    """The values at ``order_of(x)`` along ``dim`` and those indices (no gradient), saved for backward;
+    ``preserve``: both in ``x``'s layout (PyTorch's sort writes into ``empty_like(self)``)."""
     order = order_of(x) if x.ndim else np.zeros((), dtype=np.int64)
     values = np.take_along_axis(x, order, axis=dim) if x.ndim else np.array(x, copy=True)
-    indices = Tensor._make(order.astype(np.int64))
+    order = order.astype(np.int64)
+    if preserve and not x.flags.c_contiguous:
+        values, order = _in_layout_of(values, x), _in_layout_of(order, x)
+    indices = Tensor._make(order)
     ctx.mark_non_differentiable(indices)
     ctx.save_for_backward(indices)
     ctx.shape, ctx.dim = x.shape, dim
@@ -65,12 +71,18 @@ class Sort(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
-        return _picked(ctx, a._data, dim, lambda x: _stable_order(x, dim, descending))
+        return _picked(ctx, a._data, dim, lambda x: _stable_order(x, dim, descending), preserve=True)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
         (indices,) = ctx.saved_tensors
         return _select_back(grad, indices._data, ctx.shape, ctx.dim, True), None, None
+
+
+def _in_layout_of(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    out = empty_preserving(x, values.dtype)
+    out[...] = values
+    return out
 
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
@@ -83,7 +95,8 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     d = _wrap_dim(int(dim), a._data.ndim)
     if a._data.ndim == 0:
         return Tensor._make(np.zeros((), dtype=np.int64))
-    return Tensor._make(_stable_order(a._data, d, bool(descending)).astype(np.int64))
+    order = _stable_order(a._data, d, bool(descending)).astype(np.int64)
+    return Tensor._make(order if a._data.flags.c_contiguous else _in_layout_of(order, a._data))
 
 
 class Topk(Function):
