@@ -1783,3 +1783,32 @@ def test_freed_saved_tensors_raise_whichever_gradient_and_sort_keeps_the_layout(
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _unpack_all_and_sort_layouts(al) == _unpack_all_and_sort_layouts(torch)
+
+
+def _changed_saved_tensors(m):
+    out = []
+    x1 = m.tensor([[0.0, -1.0, 0.0], [-1.0, -1.0, 1.0], [-1.0, 1.0, -1.0]], requires_grad=True)
+    v2 = x1.sgn()[-2:]
+    v2.log1p_()  # sgn's saved result changed, though its gradient (zeros) never reads it
+    x0 = m.tensor([1.0, 0.0], requires_grad=True)
+    c = m.tensor(-0.78)
+    t2 = c.abs() + 1
+    y = m.addcdiv(x0, c, t2, value=2.0)
+    t2.add_(1)  # addcdiv's saved tensor2 changed, though only self's gradient is asked for
+    for loss in ((v2 * v2).sum(), y.sum()):
+        try:
+            loss.backward()
+            out.append("no error")
+        except RuntimeError as e:
+            out.append(str(e).split(" Hint")[0])
+    return out
+
+
+@pytest.mark.torch
+def test_a_changed_saved_tensor_raises_whichever_gradient_is_asked_for():
+    """PyTorch's nodes unpack (and check the version of) every saved tensor before computing: sgn's
+    changed result raises, though its gradient is zeros (seed 7601321 of the wider grammar), and so does
+    addcdiv's changed tensor2 where only self's gradient is asked for."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _changed_saved_tensors(al) == _changed_saved_tensors(torch)

@@ -652,9 +652,9 @@ class Addcmul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
-        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works (PyTorch)
+        t1, t2 = ctx.saved_tensors  # (unpacked first, as PyTorch's node: a changed or freed one raises)
+        if not any(ctx.needs_input_grad[1:3]):
             return grad, None, None, None
-        t1, t2 = ctx.saved_tensors
         v = ctx.value
         # grouped as PyTorch's: grad * (t2 * value), the number a MulBackward1 under create_graph
         grad_t1 = grad * MulNumber.apply(t2, v) if t2 is not None else None
@@ -700,9 +700,9 @@ class Addcdiv(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:
-        if not any(ctx.needs_input_grad[1:3]):  # nothing saved to read: a second backward works (PyTorch)
+        t1, t2 = ctx.saved_tensors  # (unpacked first, as PyTorch's node: a changed or freed one raises)
+        if not any(ctx.needs_input_grad[1:3]):
             return grad, None, None, None
-        t1, t2 = ctx.saved_tensors
         v = ctx.value
         # grouped as PyTorch's: grad * (value / t2), -grad * (value * t1 / (t2 * t2)); a number over a
         # tensor is ATen's empty_like(t2).fill_(value).div_(t2)

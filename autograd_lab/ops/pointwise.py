@@ -721,6 +721,11 @@ class Sgn(Sign):
         ctx.save_for_backward(a, out)
         return out
 
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, *_: Any) -> Any:
+        _ = ctx.saved_tensors  # (unpacked first, as PyTorch's node: a changed or freed one raises)
+        return _Rounding.backward(ctx, grad)
+
 
 def sgn(a: Tensor) -> Tensor:
     """``a / |a|`` (0 at 0): the sign of a real tensor (``torch.sgn``)."""
