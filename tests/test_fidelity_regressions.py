@@ -1442,10 +1442,11 @@ def _repeat_and_cumsum_second_order(m):
         (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
         out.append((graph(g), g.detach().numpy().tolist()))
     for shape, d in [((3, 1), 1), ((1,), 0), ((2, 3), 1), ((0, 3), 0), ((), 0)]:
-        x = m.tensor(np.ones(shape), requires_grad=True)
-        y = x.cumsum(d)
-        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
-        out.append((graph(g), g.detach().numpy().tolist()))
+        for scan in ("cumsum", "cumprod"):
+            x = m.tensor(np.linspace(0.5, 2.0, int(np.prod(shape))).reshape(shape), requires_grad=True)
+            y = getattr(x, scan)(d)
+            (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+            out.append((graph(g), np.round(g.detach().numpy(), 10).tolist()))
     return out
 
 
@@ -1453,7 +1454,8 @@ def _repeat_and_cumsum_second_order(m):
 def test_repeat_and_cumsum_gradients_record_pytorchs_steps():
     """repeat's gradient sums new leading dims one by one, then reshapes and sums only where a dim
     repeats (seed 1516 of the wider grammar: ``x.repeat(2, 1, 1)`` of a (3, 1) recorded a view before
-    and after its sum); cumsum's is the gradient itself where the dim has size 1 (or one element)."""
+    and after its sum); cumsum's and cumprod's are the gradient itself where the dim has size 1 (or one
+    element; seed 8401775)."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _repeat_and_cumsum_second_order(al) == _repeat_and_cumsum_second_order(torch)

@@ -73,7 +73,7 @@ class Cumprod(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         a, out = ctx.saved_tensors
         dim = ctx.dim
-        if a._data.ndim == 0:
+        if a._data.size <= 1 or a._data.shape[dim] == 1:  # PyTorch's trivial case: the gradient itself
             return grad, None, None
         if not np.any(a._data == 0):  # sum over j >= i of grad_j out_j, divided by a_i
             return _flip(_flip(out * grad, dim).cumsum(dim), dim) / a, None, None  # (PyTorch: out * grad)
