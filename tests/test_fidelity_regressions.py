@@ -1689,6 +1689,7 @@ def _wide_values_and_raises(m):
         b = m.ones(3)
         b.expand(2, 3).masked_fill_(m.tensor([True, False, True]), 5.0)
     out += [g.tolist(), g._version, b.tolist(), [str(w.message).split(" (Triggered")[0] for w in caught]]
+    out.append((1 / m.nn.functional.elu(m.tensor([-0.0, 0.0]), alpha=0.5)).tolist())  # elu(-0.0) is -0.0
     return out
 
 
@@ -1697,7 +1698,8 @@ def test_trace_flatten_and_masked_fill_of_expanded_tensors_are_pytorchs():
     """The wider grammar found: trace's gradient of a (4, 2) matrix put a 1 at (3, 0) too (seed 3500632:
     the diagonal has min(n, m) places); ``flatten`` of an empty tensor raised (a -1 in its reshape;
     seeds 3201318, 3500358, 3900600); ``masked_fill_`` on an expanded tensor (the gradient autograd.grad
-    returns) raised where PyTorch warns and writes every repeat (seed 3901558)."""
+    returns) raised where PyTorch warns and writes every repeat (seed 3901558); ``elu(-0.0)`` was 0.0
+    (seed 9200214: its atan2 then gave 0 for PyTorch's -pi)."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _wide_values_and_raises(al) == _wide_values_and_raises(torch)

@@ -333,7 +333,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 # ---------------------------------------------------------------------------- elu
 def _elu_np(d: np.ndarray, alpha: float) -> np.ndarray:
-    neg = np.expm1(np.minimum(d, 0)) * alpha
+    neg = np.expm1(np.minimum(0, d)) * alpha  # (d kept on a tie: elu(-0.0) is -0.0, as PyTorch's)
     return np.where(d > 0, d, neg).astype(d.dtype, copy=False)
 
 
