@@ -189,6 +189,13 @@ class SavedTensor:
             raise RuntimeError(self._version_message(node))
         return self.tensor._data if self.tensor is not None else self.data
 
+    @classmethod
+    def of_unchanged(cls, t: Tensor) -> SavedTensor:
+        """The SavedTensor of a tensor a node keeps as it is (saved at version 0; see :func:`saved_item`)."""
+        s = cls(t)
+        s.version = 0
+        return s
+
     def _version_message(self, node: Node) -> str:
         data = self.tensor._data if self.tensor is not None else self.data
         type_name = _legacy_type(data.dtype)
@@ -206,6 +213,23 @@ class SavedTensor:
             "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
+
+
+def saved_item(t: Tensor) -> SavedTensor | Tensor | tuple:
+    """How a node keeps a tensor saved for backward: the tensor itself while it was never changed in
+    place (version 0, the common case: no object more for the garbage collector), else a
+    :class:`SavedTensor` with its version; a Python number as (its array, the number)."""
+    if t._wrapped_number is not None:
+        return (t._data, t._wrapped_number)
+    counter = t._counter
+    if (counter is None or not counter.value) and not t._is_inference:
+        return t
+    return SavedTensor(t)
+
+
+def as_saved_tensor(s: SavedTensor | Tensor) -> SavedTensor:
+    """A saved item that holds a tensor, as a :class:`SavedTensor`."""
+    return s if isinstance(s, SavedTensor) else SavedTensor.of_unchanged(s)
 
 
 def _op_name(node: Node) -> str:  # as PyTorch's messages name it: PowBackward0 -> Pow, PowBackward1 -> Pow1
@@ -284,12 +308,12 @@ class BackwardNode(Node, FunctionCtx):
             tensors = [t if keep else None for t, keep in zip(tensors, kept)]
         # a tuple, and a Python number as (its array, the number): objects the garbage collector need
         # not track
-        self._saved = saved = tuple([None if t is None else SavedTensor(t) if t._wrapped_number is None
-                                     else (t._data, t._wrapped_number) for t in tensors])
-        if None in saved:  # what was never saved reads None after backward too (not "freed"): a bit
-            i = saved.index(None)  # mask, no object; one None (the common case) found in C
-            self._never_saved = 1 << i if saved.count(None) == 1 else sum(
-                1 << j for j, s in enumerate(saved) if s is None)
+        self._saved = saved = tuple([None if t is None else saved_item(t) for t in tensors])
+        never = 0  # what was never saved reads None after backward too (not "freed"): a bit mask, no
+        for i, s in enumerate(saved):  # object (`is`, not `None in saved`: a tensor compares elementwise)
+            if s is None:
+                never |= 1 << i
+        self._never_saved = never
 
     def _unpack(self, s: SavedTensor | tuple | None) -> Tensor | None:
         """A saved item as ``node._saved_<name>`` shows it (a Python number: a 0-d tensor of PyTorch's
@@ -298,7 +322,12 @@ class BackwardNode(Node, FunctionCtx):
             return None
         if type(s) is tuple:
             return Tensor._make(np.asarray(s[1], dtype=_number_dtype(s[1])))
-        return s.unpack(self)
+        if isinstance(s, SavedTensor):
+            return s.unpack(self)
+        counter = s._counter  # a tensor kept as it is: saved at version 0
+        if counter is not None and counter.value:
+            raise RuntimeError(SavedTensor.of_unchanged(s)._version_message(self))
+        return s
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
@@ -306,8 +335,9 @@ class BackwardNode(Node, FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         # read in every backward; a Python number as a 0-d tensor of the op's dtype
         try:
-            return tuple([None if s is None else Tensor._make(s[0]) if type(s) is tuple else s.unpack(self)
-                          for s in self._saved])
+            return tuple([s if type(s) is Tensor and (s._counter is None or not s._counter.value)
+                          else None if s is None else Tensor._make(s[0]) if type(s) is tuple
+                          else self._unpack(s) for s in self._saved])
         except RuntimeError:
             self._raise_first_modified()
             raise  # (no saved tensor changed: a saved-tensor hook's own error)
@@ -319,7 +349,9 @@ class BackwardNode(Node, FunctionCtx):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         try:
-            return tuple([None if s is None else s[0] if type(s) is tuple else s.array(self)
+            return tuple([s._data if type(s) is Tensor and (s._counter is None or not s._counter.value)
+                          else None if s is None else s[0] if type(s) is tuple
+                          else s.array(self) if isinstance(s, SavedTensor) else self._unpack(s)._data
                           for s in self._saved])
         except RuntimeError:
             self._raise_first_modified()
@@ -334,9 +366,9 @@ class BackwardNode(Node, FunctionCtx):
             (names[i].startswith("result"), names[i]) if i < len(names) else (True, "~", i)))
         for i in order:
             s = self._saved[i]
-            if isinstance(s, SavedTensor):
+            if s is not None and type(s) is not tuple:
                 try:
-                    s.array(self)
+                    s.array(self) if isinstance(s, SavedTensor) else self._unpack(s)
                 except RuntimeError as e:
                     raise e from None
 
@@ -354,8 +386,10 @@ class BackwardNode(Node, FunctionCtx):
             if s is not None:
                 if type(s) is tuple:
                     t = self._unpack(s)
-                else:
+                elif isinstance(s, SavedTensor):
                     t = s.tensor if s.data is None else Tensor._make(s.data)
+                else:
+                    t = s
                 out.append((names[i] if i < len(names) else f"saved {i}", t))
         return out
 
@@ -501,9 +535,12 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
-        self.variable = variable
+        # Node.__init__ inline: a leaf's AccumulateGrad is made again whenever the graph holding it died
         self._sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
+        self._edges = ()
+        self.variable = variable
+        if _anomaly["enabled"]:
+            self._forward_trace = _user_stack()
 
     @property
     def _hooked(self) -> bool:
@@ -700,16 +737,77 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     return tuple(fresh) if isinstance(out, tuple) else fresh[0]
 
 
+_POINTWISE: dict[tuple, tuple] = {}
+
+
+def record_pointwise(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_data: np.ndarray,
+                     save: tuple[bool, bool], nargs: int = 2) -> Tensor:
+    """What ``cls.apply(a, b)`` records, for the commonest ops (``+ - * /``) when their caller computed
+    ``out`` itself: ``a`` a tensor that is no view, ``b`` one too or a Python number (``b_data`` its
+    0-d array); ``save`` says which of the two are saved for backward. The same node, edges, saved
+    tensors and metadata as :func:`_record` makes, without its general steps (views, several outputs,
+    a forward of its own, a ctx): less than half the cost (issue 17). The caller checked that grad
+    mode is on and that ``a`` or ``b`` requires grad; ``out`` is ``a``'s shape (or a 0-d result)."""
+    fn_a = a._grad_fn
+    if fn_a is not None:
+        nr_a = a.output_nr
+    elif a._requires_grad:
+        fn_a, nr_a = gradient_edge(a)
+    else:
+        nr_a = 0
+    if isinstance(b, Tensor):
+        fn_b = b._grad_fn
+        if fn_b is not None:
+            nr_b = b.output_nr
+        elif b._requires_grad:
+            fn_b, nr_b = gradient_edge(b)
+        else:
+            nr_b = 0
+        saved_b = saved_item(b) if save[1] else None
+    else:  # a Python number, saved as (its array, the number)
+        fn_b, nr_b = None, 0
+        saved_b = (b_data, b) if save[1] else None
+    data = a._data
+    # the node's metadata, as _layout and _shared make it, once per op and pattern of operands
+    key = (cls, data.shape, data.dtype, fn_a is not None, b_data.shape, fn_b is not None, nargs)
+    meta = _POINTWISE.get(key)
+    if meta is None:
+        if len(_POINTWISE) > 4096:
+            _POINTWISE.clear()
+        signature = ((data.shape, data.dtype, fn_a is not None),
+                     (b_data.shape, b_data.dtype, fn_b is not None))
+        meta = _POINTWISE[key] = (*_layout(signature if nargs == 2 else (*signature, None)),
+                                  _shared(((np.shape(out), out.dtype),)))
+    # BackwardNode.__init__, inline
+    node = object.__new__(cls._backward_cls)
+    node._sequence_nr = next(_sequence)
+    node._edges = (fn_a, nr_a, fn_b, nr_b)
+    node._tensor_positions, node._input_meta, node.needs_input_grad, node._output_meta = meta
+    node._num_inputs = nargs
+    if save[0] or save[1]:
+        node._saved = (saved_item(a) if save[0] else None, saved_b)
+        node._never_saved = 0 if save[0] and save[1] else 2 if save[0] else 1
+    else:
+        node._saved = _NOTHING_SAVED
+        node._never_saved = 0
+    if _anomaly["enabled"]:
+        node._forward_trace = _user_stack()
+    return Tensor._make(out, grad_fn=node)
+
+
 def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:
     """Make ``o`` the output ``nr`` of ``node`` (its ``grad_fn``), unless its dtype has no gradient."""
     if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable
         return
     o._grad_fn = node
     o.output_nr = nr
-    for s in node._saved or ():
-        if type(s) is SavedTensor and s.tensor is o:  # a saved output: its data alone (no cycle)
+    saved = node._saved
+    for i, s in enumerate(saved or ()):
+        if s is o or type(s) is SavedTensor and s.tensor is o:  # a saved output: its data alone (no cycle)
+            s = SavedTensor(o)
             s._counter = o._version_counter
             s.tensor, s.data, s.output_nr, s.requires_grad = None, o._data, nr, True
+            node._saved = saved = (*saved[:i], s, *saved[i + 1:])
 
 
 _SHARED: dict[tuple, tuple] = {}

@@ -16,8 +16,8 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..dtypes import quiet as _quiet
 from ..dtypes import quiet_off, quiet_on
-from ..function import Function
-from ..tensor import Tensor
+from ..function import Function, record_pointwise
+from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import where
 from .pointwise import NotImplementedBackward, log
 from .promotion import (
@@ -36,8 +36,33 @@ from .promotion import (
 )
 from .scalar import MulNumber, SubNumber
 
-
 # ---------------------------------------------------------------------------- + - * /
+_GRAD = grad_mode._state
+
+
+def _fast_operand(a: Any, b: Any) -> np.ndarray | None:
+    """``b``'s array when ``a op b`` is recorded on the fast path (:func:`record_pointwise`), else None:
+    grad mode on, an operand that requires grad, ``a`` a floating point tensor, no view, laid out by
+    rows; ``b`` a Python number, or such a tensor of ``a``'s dtype and shape (or of its last dims, a
+    bias). Everything else (promotion, other layouts, broadcasting errors) takes ``Function.apply``."""
+    if not (_GRAD.enabled and type(a) is Tensor and a._view_meta is None) or INFERENCE_MODE.enabled:
+        return None
+    x = a._data
+    if x.dtype.kind != "f" or not x.flags.c_contiguous:
+        return None
+    need_a = a._requires_grad or a._grad_fn is not None
+    if type(b) is float or type(b) is int:
+        return np.asarray(b, x.dtype) if need_a else None  # (as_operand's wrapped number)
+    if type(b) is not Tensor or b._view_meta is not None or not (need_a or b._requires_grad
+                                                               or b._grad_fn is not None):
+        return None
+    y = b._data
+    if y.dtype is x.dtype and y.flags.c_contiguous and (
+            y.shape == x.shape or y.shape == x.shape[x.ndim - y.ndim:] and 1 not in x.shape):
+        return y
+    return None
+
+
 def _scaled(b: Tensor, alpha: Any) -> Tensor:
     """``alpha * b`` as a constant, for the forward of ``add``/``sub`` with ``alpha``."""
     return b if alpha == 1 else Tensor._make(b._data * alpha)
@@ -73,6 +98,11 @@ class Add(Function):
 
 def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * other`` (``torch.add``)."""
+    if type(alpha) is int and alpha == 1 and (y := _fast_operand(a, other)) is not None:
+        token = quiet_on()
+        out = np.add(a._data, y)
+        quiet_off(token)
+        return record_pointwise(Add, out, a, other, y, (False, False), 3)
     a, other = binary_operands(a, other)
     if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
         _check_alpha(a, other, alpha)
@@ -115,6 +145,11 @@ class Sub(Function):
 
 def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * other`` (``torch.sub``)."""
+    if type(alpha) is int and alpha == 1 and (y := _fast_operand(a, other)) is not None:
+        token = quiet_on()
+        out = np.subtract(a._data, y)
+        quiet_off(token)
+        return record_pointwise(Sub, out, a, other, y, (False, False), 3)
     _check_no_bool_subtraction(a, other)
     a, other = binary_operands(a, other)
     if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
@@ -199,6 +234,12 @@ def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def mul(a: Any, other: Any) -> Tensor:
     """``a * other``, elementwise with broadcasting (``torch.mul``)."""
+    if (y := _fast_operand(a, other)) is not None:
+        token = quiet_on()
+        out = np.multiply(a._data, y)
+        quiet_off(token)
+        need_b = type(other) is Tensor and (other._requires_grad or other._grad_fn is not None)
+        return record_pointwise(Mul, out, a, other, y, (need_b, a._requires_grad or a._grad_fn is not None))
     if type(other) in (float, int) and type(a) is Tensor and a._data.dtype.kind == "f":
         if not (grad_mode._state.enabled and (a._requires_grad or a._grad_fn is not None
                                              or a._base is not None)):
@@ -262,6 +303,12 @@ def div(a: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``a / other``, a floating point result; with ``rounding_mode`` ``"floor"`` or ``"trunc"`` the
     quotient rounded, in the operands' dtype (``torch.div``)."""
     if rounding_mode is None:
+        if (y := _fast_operand(a, other)) is not None:
+            token = quiet_on()
+            out = np.true_divide(a._data, y)
+            quiet_off(token)
+            need_b = type(other) is Tensor and (other._requires_grad or other._grad_fn is not None)
+            return record_pointwise(Div, out, a, other, y, (need_b, True))
         return Div.apply(*binary_operands(a, other))
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "

@@ -200,7 +200,7 @@ def _save_original_as_clone(fn: Node | None, old: Tensor, t: Tensor) -> None:
     through ``CloneBackward0`` to ``t``'s (a view's own, not its base's)."""
     saved = getattr(fn, "_saved", None) or ()
     for i, s in enumerate(saved):
-        if isinstance(s, SavedTensor) and s.tensor is old:
+        if s is old or isinstance(s, SavedTensor) and s.tensor is old:
             history = t.grad_fn
             if history is not None:
                 clone = Tensor._make(old._data, grad_fn=history, output_nr=t.output_nr).clone()

@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import grad_mode
 from ..engine import backward as autograd_backward
-from ..function import AccumulateGrad, Function, Node, SavedTensor
+from ..function import AccumulateGrad, Function, Node, SavedTensor, as_saved_tensor
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 
@@ -133,11 +133,12 @@ def _internal_nodes(outputs: list[Tensor], first: int) -> list[Node]:
     return sorted(seen.values(), key=lambda n: n._sequence_nr)
 
 
-def _made_inside(s: SavedTensor | None, inside: set[int]) -> bool:
+def _made_inside(s: SavedTensor | Tensor | None, inside: set[int]) -> bool:
     """A saved tensor the segment made (an output of one of its nodes), not one it was given."""
-    if not isinstance(s, SavedTensor):  # nothing, or a Python number (its array, the number)
+    if s is None or type(s) is tuple:  # nothing, or a Python number (its array, the number)
         return False
-    return s.tensor is None or (s.tensor.grad_fn is not None and id(s.tensor.grad_fn) in inside)
+    t = s.tensor if isinstance(s, SavedTensor) else s  # (a tensor a node keeps as it is)
+    return t is None or (t.grad_fn is not None and id(t.grad_fn) in inside)
 
 
 def _flat_tensors(out: Any) -> list[Tensor]:
@@ -161,7 +162,7 @@ class _Frame:
             changed = False
             for j, s in enumerate(saved):
                 if _made_inside(s, inside):
-                    saved[j] = _Recomputed(s, self)
+                    saved[j] = _Recomputed(as_saved_tensor(s), self)
                     self.slots.append(saved[j])
                     changed = True
             if changed:  # the saved items are a tuple: a new one
@@ -174,7 +175,8 @@ class _Frame:
             out = self.function(*_detached(self.args), **self.kwargs)
         nodes = _internal_nodes(_flat_tensors(out), first)
         inside = {id(n) for n in nodes}
-        fresh = [s for n in nodes for s in (getattr(n, "_saved", None) or ()) if _made_inside(s, inside)]
+        fresh = [as_saved_tensor(s) for n in nodes for s in (getattr(n, "_saved", None) or ())
+                 if _made_inside(s, inside)]
         if len(fresh) != len(self.slots):
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the original forward "

@@ -1,0 +1,157 @@
+"""The recorded fast paths (issue 17) build what the general path builds.
+
+``+ - * /`` of plain tensors, or of a tensor and a Python number, skip ``Function.apply``'s general steps
+(:func:`autograd_lab.function.record_pointwise`), and a tensor saved at version 0 is kept as it is, not
+in a ``SavedTensor``. Each case here is recorded both ways, through the operator and through
+``Function.apply`` itself, and every part of the two nodes is compared: class, edges, saved tensors,
+metadata, the result's values, dtype and layout, and the gradients of a backward through each; then
+what must still raise does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+from autograd_lab.function import SavedTensor, record_pointwise
+from autograd_lab.ops import arithmetic
+from autograd_lab.ops.promotion import binary_operands
+
+OPS = {  # operator, its Function, the extra arguments Function.apply takes
+    "add": (lambda a, b: a + b, arithmetic.Add, (1,)),
+    "sub": (lambda a, b: a - b, arithmetic.Sub, (1,)),
+    "mul": (lambda a, b: a * b, arithmetic.Mul, ()),
+    "div": (lambda a, b: a / b, arithmetic.Div, ()),
+}
+
+
+def _operand(kind: str, shape: tuple, dtype: type, seed: int):
+    """A leaf that requires grad, a non-leaf, a constant tensor, or a Python int or float."""
+    rng = np.random.default_rng(seed)
+    if kind == "int":
+        return 3
+    if kind == "float":
+        return 0.37
+    data = (rng.standard_normal(shape) + 2.0).astype(dtype)
+    if kind == "const":
+        return al.tensor(data)
+    leaf = al.tensor(data, requires_grad=True)
+    return leaf if kind == "leaf" else leaf * 1.5
+
+
+def _both(op: str, a, b):
+    """The node from the operator (the fast path) and from Function.apply (the general one)."""
+    fn, cls, extra = OPS[op]
+    fast = fn(a, b)
+    general = cls.apply(*binary_operands(a, b), *extra)
+    return fast, general
+
+
+def _unpacked(node) -> list:
+    return [None if t is None else (t._data.tolist(), str(t.dtype)) for t in node.saved_tensors]
+
+
+def _same_nodes(fast, general) -> None:
+    f, g = fast.grad_fn, general.grad_fn
+    assert type(f) is type(g)
+    assert [(type(n), nr) for n, nr in f.next_functions] == [(type(n), nr) for n, nr in g.next_functions]
+    for (nf, _), (ng, _) in zip(f.next_functions, g.next_functions):
+        assert nf is ng or (type(nf).__name__ == "AccumulateGrad" and nf.variable is ng.variable)
+    for slot in ("_tensor_positions", "_input_meta", "needs_input_grad", "_output_meta", "_num_inputs",
+                 "_never_saved"):
+        assert getattr(f, slot) == getattr(g, slot), slot
+    assert [type(s) for s in f._saved] == [type(s) for s in g._saved]
+    assert _unpacked(f) == _unpacked(g)
+    for name in type(f)._forward_cls.saved_names:
+        sf, sg = getattr(f, f"_saved_{name}"), getattr(g, f"_saved_{name}")
+        assert (sf is None) == (sg is None), name
+        if sf is not None:
+            assert sf.dtype == sg.dtype and sf.tolist() == sg.tolist(), name
+    assert fast.dtype == general.dtype and fast.stride() == general.stride()
+    np.testing.assert_array_equal(fast._data, general._data)
+
+
+CASES = [(op, ka, kb, shapes, dtype)
+         for op in OPS
+         for ka, kb in [("leaf", "leaf"), ("leaf", "nonleaf"), ("nonleaf", "const"), ("const", "leaf"),
+                        ("leaf", "float"), ("nonleaf", "int")]
+         for shapes in [((3, 4), (3, 4)), ((2, 3), (3,)), ((), ())]
+         for dtype in (np.float32, np.float64, np.float16)]
+
+
+@pytest.mark.parametrize(("op", "ka", "kb", "shapes", "dtype"), CASES)
+def test_the_fast_path_records_what_function_apply_records(op, ka, kb, shapes, dtype):
+    a = _operand(ka, shapes[0], dtype, 0)
+    b = _operand(kb, shapes[1], dtype, 1)
+    fast, general = _both(op, a, b)
+    _same_nodes(fast, general)
+    leaves = [t for t in (a, b) if isinstance(t, al.Tensor) and t.requires_grad]
+    grads = {}
+    for name, out in (("fast", fast), ("general", general)):
+        grads[name] = [g._data.copy() for g in al.autograd.grad(out.sum(), leaves, retain_graph=True)]
+    for gf, gg in zip(grads["fast"], grads["general"]):
+        assert gf.dtype == gg.dtype
+        np.testing.assert_array_equal(gf, gg)
+
+
+def test_the_fast_path_is_taken():
+    """The operators above do go through record_pointwise (else the comparisons prove nothing)."""
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].__name__)
+        return record_pointwise(*args, **kwargs)
+
+    a = al.ones(2, 3, requires_grad=True)
+    original = arithmetic.record_pointwise
+    arithmetic.record_pointwise = spy
+    try:
+        for fn, _, _ in OPS.values():
+            fn(a, a)
+            fn(a, 2.0)
+        a.t() * 2.0  # a view: the general path
+        al.ones(2, 3, dtype=al.float64, requires_grad=True) * a  # two dtypes: the general path
+    finally:
+        arithmetic.record_pointwise = original
+    assert calls == ["Add", "Add", "Sub", "Sub", "Mul", "Mul", "Div", "Div"]
+
+
+def test_a_tensor_saved_as_it_is_still_checks_its_version():
+    a = al.tensor([1.0, 2.0], requires_grad=True)
+    b = al.tensor([3.0, 4.0], requires_grad=True)
+    y = a * 1.0
+    z = y * b
+    assert not isinstance(z.grad_fn._saved[0], SavedTensor)  # kept as it is: never changed
+    y.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\], which is output 0 of Add, is at "
+                       "version 1; expected version 0 instead"):  # (PyTorch 2.13's text)
+        z.sum().backward()
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        _ = z.grad_fn._saved_self
+
+
+def test_a_tensor_changed_before_it_is_saved_keeps_its_version():
+    a = al.tensor([1.0, 2.0], requires_grad=True)
+    y = a * 1.0
+    y.add_(1)  # version 1 when saved: a SavedTensor
+    z = y * a
+    assert isinstance(z.grad_fn._saved[0], SavedTensor)
+    z.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [3.0, 5.0])  # y + a: (a + 1) + a
+    y2 = a * 1.0
+    y2.add_(1)
+    z2 = y2 * a
+    y2.mul_(2)
+    with pytest.raises(RuntimeError, match="is at version 2; expected version 1"):
+        z2.sum().backward()
+
+
+def test_a_broadcast_that_fails_keeps_pytorchs_message():
+    a = al.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match the size of tensor b \(4\)"):
+        a * al.ones(4)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y = a * a
+        y.sum().backward()
+        y.sum().backward()
