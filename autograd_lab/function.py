@@ -346,13 +346,14 @@ class BackwardNode(Node, FunctionCtx):
     def saved_arrays(self) -> tuple[np.ndarray | None, ...]:
         """``saved_tensors`` as their arrays, checked the same way: for backward formulas that build no
         graph (no ``create_graph``), which compute on arrays and make one Tensor at the end (issue 17)."""
-        if self._freed:
+        saved = self._saved
+        if saved is None or saved is _NOTHING_FREED:  # (self._freed, inline: read in every backward)
             raise RuntimeError(FREED_MESSAGE)
         try:
             return tuple([s._data if type(s) is Tensor and (s._counter is None or not s._counter.value)
                           else None if s is None else s[0] if type(s) is tuple
                           else s.array(self) if isinstance(s, SavedTensor) else self._unpack(s)._data
-                          for s in self._saved])
+                          for s in saved])
         except RuntimeError:
             self._raise_first_modified()
             raise  # (no saved tensor changed: a saved-tensor hook's own error)
@@ -441,17 +442,17 @@ class BackwardNode(Node, FunctionCtx):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n}, got {len(result)})"
                 )
-        grads: list[Tensor | None] = []
-        for pos, (shape, dtype) in zip(self._tensor_positions, self._input_meta):
-            g = result[pos]
+        positions = self._tensor_positions  # the gradients of the tensor arguments (all, commonly)
+        grads = result if len(positions) == n else tuple([result[pos] for pos in positions])
+        for i, (shape, dtype) in enumerate(self._input_meta):
+            g = grads[i]
             if g is not None:
                 # the common case, a Tensor of the input's shape and dtype, needs no validation
                 # (NumPy's built-in dtypes are singletons: `is` first, == only when they differ)
                 d = g._data if type(g) is Tensor else None
                 if d is None or d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
-                    g = _validate_grad(self, len(grads), g, shape, dtype)
-            grads.append(g)
-        return tuple(grads)
+                    grads = (*grads[:i], _validate_grad(self, i, g, shape, dtype), *grads[i + 1:])
+        return grads
 
 
 def _number_dtype(number: Any) -> type:
@@ -792,7 +793,12 @@ def record_pointwise(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_
         node._never_saved = 0
     if _anomaly["enabled"]:
         node._forward_trace = _user_stack()
-    return Tensor._make(out, grad_fn=node)
+    t = object.__new__(Tensor)  # Tensor._make, inline (the caller checked: not in inference mode)
+    t._data = out if type(out) is np.ndarray else np.asarray(out)
+    t._requires_grad = t._is_inference = False
+    t._grad_fn = node
+    t.output_nr = 0
+    return t
 
 
 def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:

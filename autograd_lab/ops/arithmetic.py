@@ -40,11 +40,11 @@ from .scalar import MulNumber, SubNumber
 _GRAD = grad_mode._state
 
 
-def _fast_operand(a: Any, b: Any) -> np.ndarray | None:
-    """``b``'s array when ``a op b`` is recorded on the fast path (:func:`record_pointwise`), else None:
-    grad mode on, an operand that requires grad, ``a`` a floating point tensor, no view, laid out by
-    rows; ``b`` a Python number, or such a tensor of ``a``'s dtype and shape (or of its last dims, a
-    bias). Everything else (promotion, other layouts, broadcasting errors) takes ``Function.apply``."""
+def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) -> Tensor | None:
+    """``a op b`` recorded on the fast path (:func:`record_pointwise`), or None where it does not apply:
+    it needs grad mode on, an operand that requires grad, ``a`` a floating point tensor, no view, laid
+    out by rows; ``b`` a Python number, or such a tensor of ``a``'s dtype and shape (or of its last dims,
+    a bias). Everything else (promotion, other layouts, broadcasting errors) takes ``Function.apply``."""
     if not (_GRAD.enabled and type(a) is Tensor and a._view_meta is None) or INFERENCE_MODE.enabled:
         return None
     x = a._data
@@ -52,15 +52,28 @@ def _fast_operand(a: Any, b: Any) -> np.ndarray | None:
         return None
     need_a = a._requires_grad or a._grad_fn is not None
     if type(b) is float or type(b) is int:
-        return np.asarray(b, x.dtype) if need_a else None  # (as_operand's wrapped number)
-    if type(b) is not Tensor or b._view_meta is not None or not (need_a or b._requires_grad
-                                                               or b._grad_fn is not None):
-        return None
-    y = b._data
-    if y.dtype is x.dtype and y.flags.c_contiguous and (
-            y.shape == x.shape or y.shape == x.shape[x.ndim - y.ndim:] and 1 not in x.shape):
-        return y
-    return None
+        if not need_a:
+            return None
+        need_b = False
+        y = np.asarray(b, x.dtype)  # (as_operand's wrapped number)
+    else:
+        if type(b) is not Tensor or b._view_meta is not None:
+            return None
+        need_b = b._requires_grad or b._grad_fn is not None
+        y = b._data
+        if not (need_a or need_b) or y.dtype is not x.dtype or not y.flags.c_contiguous or not (
+                y.shape == x.shape or y.shape == x.shape[x.ndim - y.ndim:] and 1 not in x.shape):
+            return None
+    token = quiet_on()
+    out = ufunc(x, y)
+    quiet_off(token)
+    # what the op's forward saves (its save_for_backward): mul each operand for the other's gradient,
+    # div the divisor always
+    save = (need_b, need_a) if cls is Mul else (need_b, True) if cls is Div else _SAVES_NOTHING
+    return record_pointwise(cls, out, a, b, y, save, nargs)
+
+
+_SAVES_NOTHING = (False, False)
 
 
 def _scaled(b: Tensor, alpha: Any) -> Tensor:
@@ -98,11 +111,8 @@ class Add(Function):
 
 def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * other`` (``torch.add``)."""
-    if type(alpha) is int and alpha == 1 and (y := _fast_operand(a, other)) is not None:
-        token = quiet_on()
-        out = np.add(a._data, y)
-        quiet_off(token)
-        return record_pointwise(Add, out, a, other, y, (False, False), 3)
+    if type(alpha) is int and alpha == 1 and (out := _fast(Add, np.add, a, other, 3)) is not None:
+        return out
     a, other = binary_operands(a, other)
     if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
         _check_alpha(a, other, alpha)
@@ -145,11 +155,8 @@ class Sub(Function):
 
 def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * other`` (``torch.sub``)."""
-    if type(alpha) is int and alpha == 1 and (y := _fast_operand(a, other)) is not None:
-        token = quiet_on()
-        out = np.subtract(a._data, y)
-        quiet_off(token)
-        return record_pointwise(Sub, out, a, other, y, (False, False), 3)
+    if type(alpha) is int and alpha == 1 and (out := _fast(Sub, np.subtract, a, other, 3)) is not None:
+        return out
     _check_no_bool_subtraction(a, other)
     a, other = binary_operands(a, other)
     if type(alpha) is not int or alpha != 1:  # True == 1 too, but PyTorch refuses it
@@ -212,7 +219,7 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        if not grad_mode.is_grad_enabled():  # no graph to build: forward's kernel and cast, on arrays
+        if not _GRAD.enabled:  # no graph to build: forward's kernel and cast, on arrays
             a, b = ctx.saved_arrays
             g = grad._data
             return (None if b is None else Tensor._make(_product(g, b)),
@@ -225,8 +232,8 @@ def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``g * x`` with the dtype and layout PyTorch gives the product of two tensors (a saved number is
     a 0-d one)."""
     out = np.multiply(g, x)
-    if not (g.flags.c_contiguous and x.flags.c_contiguous):  # (a transposed operand: PyTorch's layout)
-        out = iterator_layout(out, g, x)
+    if g.ndim and not (g.flags.c_contiguous and x.flags.c_contiguous):  # (a transposed operand: PyTorch's
+        out = iterator_layout(out, g, x)  # layout; a 0-d gradient has a 0-d operand)
     if out.dtype is g.dtype and x.dtype is g.dtype:  # one dtype, the common case: nothing to promote
         return out
     return cast(out, Tensor._make(g), Tensor._make(x))
@@ -234,12 +241,8 @@ def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def mul(a: Any, other: Any) -> Tensor:
     """``a * other``, elementwise with broadcasting (``torch.mul``)."""
-    if (y := _fast_operand(a, other)) is not None:
-        token = quiet_on()
-        out = np.multiply(a._data, y)
-        quiet_off(token)
-        need_b = type(other) is Tensor and (other._requires_grad or other._grad_fn is not None)
-        return record_pointwise(Mul, out, a, other, y, (need_b, a._requires_grad or a._grad_fn is not None))
+    if (out := _fast(Mul, np.multiply, a, other)) is not None:
+        return out
     if type(other) in (float, int) and type(a) is Tensor and a._data.dtype.kind == "f":
         if not (grad_mode._state.enabled and (a._requires_grad or a._grad_fn is not None
                                              or a._base is not None)):
@@ -303,12 +306,8 @@ def div(a: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``a / other``, a floating point result; with ``rounding_mode`` ``"floor"`` or ``"trunc"`` the
     quotient rounded, in the operands' dtype (``torch.div``)."""
     if rounding_mode is None:
-        if (y := _fast_operand(a, other)) is not None:
-            token = quiet_on()
-            out = np.true_divide(a._data, y)
-            quiet_off(token)
-            need_b = type(other) is Tensor and (other._requires_grad or other._grad_fn is not None)
-            return record_pointwise(Div, out, a, other, y, (need_b, True))
+        if (out := _fast(Div, np.true_divide, a, other)) is not None:
+            return out
         return Div.apply(*binary_operands(a, other))
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
