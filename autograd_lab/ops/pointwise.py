@@ -188,8 +188,8 @@ class TanhBackward(Function):
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
-        grad, y = ctx.saved_tensors
-        return TanhBackward.apply(gg, y), gg * grad * y * -2
+        grad, y = ctx.saved_tensors  # PyTorch's formula, step by step: grad * (-2 * output * grad_output)
+        return TanhBackward.apply(gg, y), gg * (MulNumber.apply(y, -2) * grad)
 
 
 def tanh(a: Tensor) -> Tensor:
@@ -229,8 +229,8 @@ class SigmoidBackward(Function):
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
-        grad, y = ctx.saved_tensors
-        return SigmoidBackward.apply(gg, y), gg * grad * (1 - y * 2)
+        grad, y = ctx.saved_tensors  # PyTorch's formula, step by step: grad * grad_output * (-2 * output + 1)
+        return SigmoidBackward.apply(gg, y), gg * grad * AddNumber.apply(MulNumber.apply(y, -2), 1)
 
 
 def sigmoid(a: Tensor) -> Tensor:

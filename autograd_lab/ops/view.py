@@ -636,7 +636,7 @@ class DiagonalScatter(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
-        return DiagonalCopy.apply(grad, *ctx.args), None, None, None, None
+        return Diagonal.apply(grad, *ctx.args), None, None, None, None  # (PyTorch's: grad.diagonal(...))
 
 
 def diagonal(a: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:

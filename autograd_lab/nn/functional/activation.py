@@ -31,7 +31,7 @@ from ...function import Function
 from ...ops import logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
 from ...ops.promotion import _const, as_operand, iterator_layout, row_major
-from ...ops.scalar import AddNumber, MulNumber
+from ...ops.scalar import AddNumber, MulNumber, SubNumber
 from ...tensor import Tensor
 from ._node import (
     _inplace_backward_check,
@@ -469,9 +469,10 @@ class SoftplusBackward(Function):
         g_grad = SoftplusBackward.apply(gg, x, ctx.beta, ctx.threshold) if need_grad else None
         g_x = None
         if need_x:  # PyTorch's softplus_double_backward: sigmoid's derivative, 0 where linear, times beta
-            scaled = x * ctx.beta
+            scaled = MulNumber.apply(x, ctx.beta)  # (a Scalar in PyTorch's formula: MulBackward1, twice)
             curved = _mask(scaled._data < ctx.threshold, gg)
-            g_x = pointwise.SigmoidBackward.apply(gg * grad, pointwise.sigmoid(scaled)) * curved * ctx.beta
+            slope = pointwise.SigmoidBackward.apply(gg * grad, pointwise.sigmoid(scaled))
+            g_x = MulNumber.apply(slope * curved, ctx.beta)
         return g_grad, g_x, None, None
 
 
@@ -524,7 +525,7 @@ class LogSigmoidBackward(Function):
         if not need_x:
             return g_grad, None, None
         s = pointwise.sigmoid(x)  # PyTorch's log_sigmoid_double_backward: gg * grad * (s - 1) * s
-        return g_grad, gg * grad * (s - 1) * s, None
+        return g_grad, gg * grad * SubNumber.apply(s, 1) * s, None
 
 
 def logsigmoid(input: Tensor) -> Tensor:

@@ -128,10 +128,10 @@ class MseLossBackward(Function):
             else:
                 ones = Tensor._make(np.ones_like(grad._data))
                 g_grad = (MseLossBackward.apply(ones, a, b, ctx.reduction) * gg).sum()
-        if need_a or need_b:  # mse_loss_double_backward: 2 * gg * grad (over the count for a mean)
-            curve = 2 * (gg * grad)
+        if need_a or need_b:  # PyTorch's mse_loss_double_backward: 2 * (gg * grad), over the count for a mean
+            curve = MulNumber.apply(gg * grad, 2)
             if ctx.reduction == "mean":
-                curve = curve / a.numel()
+                curve = DivNumber.apply(curve, a.numel())
             g_a, g_b = (curve if need_a else None), (-curve if need_b else None)
         return g_grad, g_a, g_b, None
 
@@ -679,12 +679,12 @@ class _RobustLossBackward(Function):
         need_grad, need_a, need_b = ctx.needs_input_grad[:3]
         g_grad = cls.apply(gg, a, b, ctx.reduction, ctx.cut) if need_grad else None
         g_a = g_b = None
-        if need_a or need_b:
-            curve = gg * grad * _mask(np.abs(a._data - b._data) < ctx.cut, gg)
+        if need_a or need_b:  # PyTorch's smooth_l1 (huber)_loss_double_backward, step by step (beta 0 is
+            curve = gg * grad * _mask(np.abs(a._data - b._data) < ctx.cut, gg)  # l1_loss: never here)
             if not cls.huber:
-                curve = curve / ctx.cut
+                curve = DivNumber.apply(curve, ctx.cut)
             if ctx.reduction == "mean":
-                curve = curve / a.numel()
+                curve = DivNumber.apply(curve, a.numel())
             g_a, g_b = (curve if need_a else None), (-curve if need_b else None)
         return g_grad, g_a, g_b, None, None
 
