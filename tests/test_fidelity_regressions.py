@@ -1828,6 +1828,10 @@ THIRD_ORDER = {  # ops whose derivative's derivative PyTorch records with its ow
     "mse_loss": lambda m, x: m.nn.functional.mse_loss(x, m.zeros_like(x)),
     "smooth_l1_loss": lambda m, x: m.nn.functional.smooth_l1_loss(x, m.zeros_like(x)),
     "huber_loss": lambda m, x: m.nn.functional.huber_loss(x, m.zeros_like(x)),
+    "binary_cross_entropy": lambda m, x: m.nn.functional.binary_cross_entropy(
+        x.sigmoid(), m.ones_like(x) * 0.3, weight=m.ones_like(x) * 0.7),
+    "binary_cross_entropy_sum": lambda m, x: m.nn.functional.binary_cross_entropy(
+        x.sigmoid(), m.ones_like(x) * 0.3, reduction="sum"),
 }
 
 
@@ -1852,3 +1856,23 @@ def test_third_derivatives_record_pytorchs_graph(name):
     ours, theirs = _third_order(al, THIRD_ORDER[name]), _third_order(torch, THIRD_ORDER[name])
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-9, atol=1e-12)
+
+
+def _bce_second_derivatives(m, reduction):
+    x = m.tensor(np.linspace(0.1, 0.8, 6), dtype=m.float64, requires_grad=True)
+    t = m.tensor(np.linspace(0.2, 0.9, 6), dtype=m.float64, requires_grad=True)
+    y = m.nn.functional.binary_cross_entropy(x, t, reduction=reduction)
+    g = m.autograd.grad(y.sum(), (x, t), create_graph=True)
+    h = m.autograd.grad((g[0] * g[1]).sum(), (x, t), create_graph=True)
+    return [graph_names(v) for v in h], [np.round(v.detach().numpy(), 10).tolist() for v in h]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropys_second_derivatives_by_input_and_target(reduction):
+    """binary_cross_entropy's double backward by the input and by the target is PyTorch's formula: ATen's
+    ``1 - input`` is ``empty_like(input).fill_(1).sub_(input)`` (SubBackward0 with no edge for the ones,
+    not RsubBackward1), ``input + eps`` a Scalar (AddBackward1), the mean a division by a number."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _bce_second_derivatives(al, reduction) == _bce_second_derivatives(torch, reduction)

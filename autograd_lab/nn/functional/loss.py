@@ -482,21 +482,25 @@ class BinaryCrossEntropyBackward(Function):
         need_grad, need_x, need_y = ctx.needs_input_grad[:3]
         eps, n = 1e-12, x.numel()
 
-        def scaled(t: Tensor) -> Tensor:
+        def scaled(t: Tensor) -> Tensor:  # (PyTorch's: a division by the count, a number: DivBackward1)
             t = t * weight if weight is not None else t
-            return t / n if ctx.reduction == "mean" else t
+            return DivNumber.apply(t, n) if ctx.reduction == "mean" else t
 
+        # PyTorch's binary_cross_entropy_double_backward(_grad_output), step by step (eps a Scalar; ATen's
+        # `1 - input` is empty_like(input).fill_(1).sub_(input): SubBackward0, no edge for the ones)
         g_grad = g_x = g_y = None
+        one_minus_x = Tensor._make(np.ones_like(x._data)) - x if need_grad or need_x else None
         if need_grad:
-            g_grad = gg * (x - y) / ((x + eps) * (1 - x + eps))
-            g_grad = g_grad * weight if weight is not None else g_grad
+            g_grad = (x - y) / (AddNumber.apply(x, eps) * AddNumber.apply(one_minus_x, eps))
+            g_grad = scaled(g_grad * gg)
             if ctx.reduction != "none":
-                g_grad = g_grad.sum() / n if ctx.reduction == "mean" else g_grad.sum()
+                g_grad = g_grad.sum()
         if need_x:
-            curve = (x * x - 2 * x * y + y) / ((x + eps) ** 2 * (1 - x + eps) ** 2)
+            curve = (x * x - MulNumber.apply(x, 2) * y + y) / (
+                AddNumber.apply(x, eps) ** 2 * AddNumber.apply(one_minus_x, eps) ** 2)
             g_x = scaled(curve * (gg * grad))
         if need_y:
-            denom = (1 - x) * x
+            denom = (Tensor._make(np.ones_like(x._data)) - x) * x  # (ATen's `1 - input`, as above)
             with no_grad():  # clamped unseen by autograd, as PyTorch does
                 denom.clamp_(min=eps)
             g_y = scaled(-gg * grad / denom)
