@@ -1828,6 +1828,11 @@ THIRD_ORDER = {  # ops whose derivative's derivative PyTorch records with its ow
     "mse_loss": lambda m, x: m.nn.functional.mse_loss(x, m.zeros_like(x)),
     "smooth_l1_loss": lambda m, x: m.nn.functional.smooth_l1_loss(x, m.zeros_like(x)),
     "huber_loss": lambda m, x: m.nn.functional.huber_loss(x, m.zeros_like(x)),
+    "gelu": lambda m, x: m.nn.functional.gelu(x),
+    "gelu_tanh": lambda m, x: m.nn.functional.gelu(x, approximate="tanh"),
+    "silu": lambda m, x: m.nn.functional.silu(x),
+    "softmax": lambda m, x: x.softmax(-1),
+    "log_softmax": lambda m, x: x.log_softmax(-1),
     "binary_cross_entropy": lambda m, x: m.nn.functional.binary_cross_entropy(
         x.sigmoid(), m.ones_like(x) * 0.3, weight=m.ones_like(x) * 0.7),
     "binary_cross_entropy_sum": lambda m, x: m.nn.functional.binary_cross_entropy(
@@ -1841,7 +1846,18 @@ def _third_order(m, f):
     y = f(m, x)
     (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
     (gg,) = m.autograd.grad((g * g).sum(), x, create_graph=True)
-    return graph_names(gg), np.round(gg.detach().numpy(), 9).tolist()
+    return _all_names(gg.grad_fn), np.round(gg.detach().numpy(), 9).tolist()
+
+
+def _all_names(node, depth=0, out=None):
+    """The whole graph's node names depth first, each with its depth (no cap: these graphs are small)."""
+    out = [] if out is None else out
+    name = None if node is None else type(node).__name__.split("::")[-1]
+    out.append((depth, name))
+    if node is not None and name != "AccumulateGrad":
+        for n, _ in node.next_functions:
+            _all_names(n, depth + 1, out)
+    return out
 
 
 @pytest.mark.torch

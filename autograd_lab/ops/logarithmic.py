@@ -89,8 +89,8 @@ class SoftmaxBackwardData(Function):
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
         grad, y = ctx.saved_tensors
-        d = ctx.dim
-        grad_y = gg * (grad - (grad * y).sum(d, keepdim=True)) - grad * (gg * y).sum(d, keepdim=True)
+        d = ctx.dim  # PyTorch's softmax_double_backward, step by step
+        grad_y = grad * gg - (y * grad).sum(d, keepdim=True) * gg - grad * (y * gg).sum(d, keepdim=True)
         return SoftmaxBackwardData.apply(gg, y, d), grad_y, None
 
 
@@ -143,9 +143,9 @@ class LogSoftmaxBackwardData(Function):
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:
-        grad, y = ctx.saved_tensors
-        p = y.exp()
-        return gg - (gg * p).sum(ctx.dim, keepdim=True), -gg * p * grad.sum(ctx.dim, keepdim=True), None
+        grad, y = ctx.saved_tensors  # PyTorch's formulas, step by step
+        d = ctx.dim
+        return gg - (gg * y.exp()).sum(d, keepdim=True), -grad.sum(d, keepdim=True) * y.exp() * gg, None
 
 
 def log_softmax(a: Tensor, dim: int) -> Tensor:

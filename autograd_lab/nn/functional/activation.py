@@ -205,12 +205,29 @@ def _gelu_derivative(d: np.ndarray, approximate: str) -> np.ndarray:
 
 def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
     """gelu''(x) made of tensor ops (so that third derivatives work too)."""
-    if approximate == "tanh":
-        u1 = (1 + 3 * _GELU_C * x * x) * _SQRT_2_OVER_PI
-        u2 = x * (6 * _GELU_C * _SQRT_2_OVER_PI)
-        t = pointwise.tanh((x + _GELU_C * x * x * x) * _SQRT_2_OVER_PI)
-        return (1 - t * t) * (u1 + 0.5 * x * (u2 - 2 * t * u1 * u1))
-    return pointwise.exp(x * x * -0.5) * _INV_SQRT_2PI * (2 - x * x)
+    if approximate == "tanh":  # PyTorch's gelu_double_backward, step by step: the derivative of the product
+        # f g h (f = x / 2, g = 1 - tanh(inner)^2, h = d inner / dx) plus f' g h; ATen's `1 - t`, `1 / t`
+        inner = MulNumber.apply(x + MulNumber.apply(x ** 3, _GELU_C), _SQRT_2_OVER_PI)
+        tanh_inner = pointwise.tanh(inner)
+        sech_inner = _ones(x) / pointwise.cosh(inner)
+        f = MulNumber.apply(x, 0.5)
+        g = _ones(x) - tanh_inner * tanh_inner
+        h = MulNumber.apply(AddNumber.apply(MulNumber.apply(x, 3 * _GELU_C) * x, 1), _SQRT_2_OVER_PI)
+        g_prime = MulNumber.apply(sech_inner, 2) * (-sech_inner * tanh_inner) * h
+        h_prime = MulNumber.apply(MulNumber.apply(x, 6 * _GELU_C), _SQRT_2_OVER_PI)
+        f_prime_gh = MulNumber.apply(g, 0.5) * h
+        return MulNumber.apply(f_prime_gh, 2) + f * h * g_prime + f * g * h_prime
+    # PyTorch's gelu_double_backward, step by step: pdf = kBeta * exp(x * x * -0.5); 2 * pdf - x * x * pdf
+    pdf = MulNumber.apply(pointwise.exp(MulNumber.apply(x * x, -0.5)), _K_BETA)
+    return MulNumber.apply(pdf, 2) - x * x * pdf
+
+
+_K_BETA = 2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5: 1 / sqrt(2 pi)
+
+
+def _ones(x: Tensor) -> Tensor:
+    """Ones of ``x``'s shape and dtype, outside the graph (ATen's scalar-first ``1 - t``, ``1 / t``)."""
+    return Tensor._make(np.ones_like(x._data))
 
 
 class Gelu(Function):
@@ -293,7 +310,10 @@ class Silu(Function):
         (x,) = ctx.saved_tensors
         s = pointwise.sigmoid(x)
         one = _const(np.ones((), s._data.dtype))
-        return grad * s * AddNumber.apply(x * (one - s), 1)  # grouped as PyTorch's silu_backward
+        # PyTorch's infinitely_differentiable_silu_backward, grad * s * (1 + x * (1 - s)), its right factor
+        # made first as its compiled C++ makes it (the order nodes run in a double backward)
+        right = AddNumber.apply(x * (one - s), 1)
+        return grad * s * right
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:

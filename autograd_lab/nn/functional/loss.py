@@ -122,12 +122,10 @@ class MseLossBackward(Function):
         grad, a, b = ctx.saved_tensors
         need_grad, need_a, need_b = ctx.needs_input_grad[:3]
         g_grad = g_a = g_b = None
-        if need_grad:  # PyTorch's mse_loss_double_backward_grad_output
-            if ctx.reduction == "none":
-                g_grad = MseLossBackward.apply(gg, a, b, "none")
-            else:
-                ones = Tensor._make(np.ones_like(grad._data))
-                g_grad = (MseLossBackward.apply(ones, a, b, ctx.reduction) * gg).sum()
+        if need_grad:  # PyTorch's mse_loss_double_backward_grad_output (grad_output a number unless "none")
+            g_grad = MseLossBackward.apply(gg, a, b, ctx.reduction)
+            if ctx.reduction != "none":
+                g_grad = g_grad.sum()
         if need_a or need_b:  # PyTorch's mse_loss_double_backward: 2 * (gg * grad), over the count for a mean
             curve = MulNumber.apply(gg * grad, 2)
             if ctx.reduction == "mean":
@@ -681,7 +679,13 @@ class _RobustLossBackward(Function):
     def backward(cls, ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None, None]:
         grad, a, b = ctx.saved_tensors
         need_grad, need_a, need_b = ctx.needs_input_grad[:3]
-        g_grad = cls.apply(gg, a, b, ctx.reduction, ctx.cut) if need_grad else None
+        g_grad = None
+        if need_grad:  # PyTorch's: smooth_l1's the backward of gg; huber's (r * gg).sum(), r that of ones
+            if cls.huber and ctx.reduction != "none":
+                g_grad = (cls.apply(Tensor._make(np.ones_like(grad._data)), a, b, ctx.reduction, ctx.cut)
+                          * gg).sum()
+            else:
+                g_grad = cls.apply(gg, a, b, ctx.reduction, ctx.cut)
         g_a = g_b = None
         if need_a or need_b:  # PyTorch's smooth_l1 (huber)_loss_double_backward, step by step (beta 0 is
             curve = gg * grad * _mask(np.abs(a._data - b._data) < ctx.cut, gg)  # l1_loss: never here)
