@@ -218,8 +218,9 @@ def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
         f_prime_gh = MulNumber.apply(g, 0.5) * h
         return MulNumber.apply(f_prime_gh, 2) + f * h * g_prime + f * g * h_prime
     # PyTorch's gelu_double_backward, step by step: pdf = kBeta * exp(x * x * -0.5); 2 * pdf - x * x * pdf
-    pdf = MulNumber.apply(pointwise.exp(MulNumber.apply(x * x, -0.5)), _K_BETA)
-    return MulNumber.apply(pdf, 2) - x * x * pdf
+    square = x * x  # (one node, used twice)
+    pdf = MulNumber.apply(pointwise.exp(MulNumber.apply(square, -0.5)), _K_BETA)
+    return MulNumber.apply(pdf, 2) - square * pdf
 
 
 _K_BETA = 2 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5  # M_2_SQRTPI * M_SQRT1_2 * 0.5: 1 / sqrt(2 pi)

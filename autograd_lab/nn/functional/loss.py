@@ -487,13 +487,14 @@ class BinaryCrossEntropyBackward(Function):
         # PyTorch's binary_cross_entropy_double_backward(_grad_output), step by step (eps a Scalar; ATen's
         # `1 - input` is empty_like(input).fill_(1).sub_(input): SubBackward0, no edge for the ones)
         g_grad = g_x = g_y = None
-        one_minus_x = Tensor._make(np.ones_like(x._data)) - x if need_grad or need_x else None
         if need_grad:
+            one_minus_x = Tensor._make(np.ones_like(x._data)) - x
             g_grad = (x - y) / (AddNumber.apply(x, eps) * AddNumber.apply(one_minus_x, eps))
             g_grad = scaled(g_grad * gg)
             if ctx.reduction != "none":
                 g_grad = g_grad.sum()
-        if need_x:
+        if need_x:  # (its own nodes: PyTorch's two functions each compute what they read)
+            one_minus_x = Tensor._make(np.ones_like(x._data)) - x
             curve = (x * x - MulNumber.apply(x, 2) * y + y) / (
                 AddNumber.apply(x, eps) ** 2 * AddNumber.apply(one_minus_x, eps) ** 2)
             g_x = scaled(curve * (gg * grad))
