@@ -1833,6 +1833,11 @@ THIRD_ORDER = {  # ops whose derivative's derivative PyTorch records with its ow
     "silu": lambda m, x: m.nn.functional.silu(x),
     "softmax": lambda m, x: x.softmax(-1),
     "log_softmax": lambda m, x: x.log_softmax(-1),
+    "embedding": lambda m, x: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), x.reshape(6, 4)),
+    "embedding_padding": lambda m, x: m.nn.functional.embedding(
+        m.tensor([[0, 2], [1, 1]]), x.reshape(6, 4), padding_idx=1, scale_grad_by_freq=True),
+    "masked_select": lambda m, x: x.masked_select(x > 0),
+    "masked_select_broadcast": lambda m, x: x.masked_select(m.tensor([True, False, True, True])),
     "binary_cross_entropy": lambda m, x: m.nn.functional.binary_cross_entropy(
         x.sigmoid(), m.ones_like(x) * 0.3, weight=m.ones_like(x) * 0.7),
     "binary_cross_entropy_sum": lambda m, x: m.nn.functional.binary_cross_entropy(
@@ -1877,7 +1882,8 @@ def test_third_derivatives_record_pytorchs_graph(name):
     """The derivative of an op's derivative, recorded under create_graph, is PyTorch's formula step by
     step (found by a side check of 78 ops' third derivatives): sigmoid's ``grad * grad_output *
     (-2 * output + 1)``, tanh's ``grad * (-2 * output * grad_output)``, the losses' mean a division by
-    a number (DivBackward1), diagonal's a view."""
+    a number (DivBackward1), diagonal's a view, embedding's index_select and view, masked_select's
+    masked_scatter_backward (MaskedScatterBackwardBackward0)."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     ours, theirs = _third_order(al, THIRD_ORDER[name]), _third_order(torch, THIRD_ORDER[name])

@@ -10,6 +10,7 @@ written with these differentiable ops, so second derivatives work too.
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 from typing import Any
 
@@ -1153,12 +1154,41 @@ class MaskedScatter(Function):
         ctx.save_for_backward(mask)
         ctx._saved_source_sym_sizes = grad._data.shape
         key = (np.broadcast_to(mask._data, zeros._data.shape),)
-        return Tensor._make(_scatter(grad._data, zeros._data.shape, key, False))
+        source = grad._data.reshape(-1)[:np.count_nonzero(key[0])]  # (its first elements, one per True)
+        return Tensor._make(_scatter(source, zeros._data.shape, key, False))
 
     @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor, None]:
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
         (mask,) = ctx.saved_tensors
-        return gg.masked_fill(mask, 0) if ctx.needs_input_grad[0] else None, masked_select(gg, mask), None
+        need_zeros, need_grad = ctx.needs_input_grad[:2]
+        return (gg.masked_fill(mask, 0) if need_zeros else None,
+                MaskedScatterGrad.apply(gg, _Data(mask), ctx._saved_source_sym_sizes) if need_grad else None,
+                None)
+
+
+class MaskedScatterGrad(Function):
+    """masked_scatter's derivative by its source (PyTorch's ``masked_scatter_backward``): the gradient's
+    elements where ``mask`` is True, in order, then zeros, in the source's shape."""
+
+    node_name = "MaskedScatterBackwardBackward0"
+    saved_names = ("mask",)
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, mask: _Data, sizes: tuple[int, ...]) -> Tensor:
+        mask = mask.t
+        ctx.save_for_backward(mask)
+        g = grad._data
+        selected = g[np.broadcast_to(mask._data, g.shape)]
+        missing = math.prod(sizes) - selected.size
+        if missing > 0:  # (a source larger than the mask's True count: zeros after)
+            selected = np.concatenate([selected, np.zeros(missing, g.dtype)])
+        return Tensor._make(selected.reshape(sizes))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None]:
+        (mask,) = ctx.saved_tensors  # PyTorch's: zeros_like(grad_output).masked_scatter(mask, gg)
+        shape = np.broadcast_shapes(mask._data.shape, ctx._input_meta[0][0])
+        return MaskedScatter.apply(Tensor._make(np.zeros(shape, gg._data.dtype)), gg, _Data(mask)), None, None
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:

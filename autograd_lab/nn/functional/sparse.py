@@ -10,7 +10,7 @@ import numpy as np
 from ... import dtypes
 from ...dtypes import legacy_type_name as _legacy_type_name
 from ...function import Function
-from ...ops.promotion import _const
+from ...ops.indexing import index_select
 from ...tensor import Tensor
 from ._node import (
     _keep,
@@ -79,14 +79,19 @@ class EmbeddingDenseGrad(Function):
         rows = g.reshape(-1, dim) * coef[:, None].astype(g.dtype)
         out = np.zeros((num_weights, dim), dtype=g.dtype)
         np.add.at(out, idx.reshape(-1), rows)
-        ctx.idx, ctx.keep = idx, (idx != padding_idx)[..., None].astype(g.dtype)
+        ctx.idx, ctx.padding_idx = idx, padding_idx
         return Tensor._make(out)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, None, None, None, None]:
-        # as PyTorch's embedding_dense_double_backward: the rows again, padding masked, not rescaled
-        # (the first backward did the scaling by frequency)
-        return gg[ctx.idx] * _const(ctx.keep), None, None, None, None
+        # PyTorch's embedding_dense_double_backward, step by step: the rows again (index_select), the
+        # padding row's masked in place, viewed in the indices' shape; not rescaled (the first backward
+        # did the scaling by frequency)
+        idx = ctx.idx
+        rows = index_select(gg, 0, Tensor._make(idx.reshape(-1).astype(np.int64)))
+        if ctx.padding_idx >= 0:
+            rows.masked_fill_(Tensor._make((idx == ctx.padding_idx).reshape(-1, 1)), 0)
+        return rows.view(*idx.shape, -1), None, None, None, None
 
 
 def _embedding_renorm(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
