@@ -1909,3 +1909,44 @@ def test_binary_cross_entropys_second_derivatives_by_input_and_target(reduction)
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _bce_second_derivatives(al, reduction) == _bce_second_derivatives(torch, reduction)
+
+
+def _conv_second_and_third(m, conv, x_grad, w_grad, b_grad, **kw):
+    """A convolution's gradients under create_graph (PyTorch: one ConvolutionBackwardBackward0 with three
+    outputs and edges to the incoming gradient, the input and the weight), then their own gradients."""
+    rng = np.random.default_rng(5)
+    nd = 1 if conv == "conv1d" else 2
+    x = m.tensor(rng.standard_normal((2, 4) + (5,) * nd), requires_grad=x_grad)
+    w = m.tensor(rng.standard_normal((6, 4 // kw.get("groups", 1)) + (2,) * nd), requires_grad=w_grad)
+    b = m.tensor(rng.standard_normal(6), requires_grad=b_grad)
+    leaves = [t for t in (x, w, b) if t.requires_grad]
+    y = getattr(m.nn.functional, conv)(x, w, b, **kw)
+    gs = m.autograd.grad((y * y).sum(), leaves, create_graph=True)
+    node = gs[0].grad_fn
+    shape = (type(node).__name__, [None if n is None else type(n).__name__.split("::")[-1]
+                                   for n, _ in node.next_functions],
+             [g.grad_fn is node for g in gs], [g.output_nr for g in gs])
+    third = m.autograd.grad(sum((g * g).sum() for g in gs), leaves, allow_unused=True)
+    return shape, [None if t is None else np.round(t.numpy(), 8).tolist() for t in third]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("conv", "needs", "kw"), [
+    ("conv1d", (True, True, True), {}),
+    ("conv1d", (True, False, False), {}),
+    ("conv1d", (False, True, True), {"stride": 2, "padding": 1}),
+    ("conv2d", (True, True, False), {"groups": 2, "dilation": 2, "padding": 1}),
+    ("conv2d", (True, True, True), {"stride": (2, 1)}),
+])
+def test_a_convolutions_gradients_are_one_node_with_three_outputs(conv, needs, kw):
+    """Wider-grammar seed 12402434: PyTorch records a convolution's gradients as one
+    ConvolutionBackwardBackward0 (convolution_backward: input, weight and bias gradients are its outputs
+    0, 1, 2; its edges the incoming gradient, the input, the weight), not one node per gradient and a sum
+    for the bias; the third derivatives through it agree."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _conv_second_and_third(al, conv, *needs, **kw)
+    theirs = _conv_second_and_third(torch, conv, *needs, **kw)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)

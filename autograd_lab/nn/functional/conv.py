@@ -136,55 +136,59 @@ class Convolution(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
         x, weight = ctx.saved_tensors
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        gx = ConvolutionGradInput.apply(grad, weight, ctx.spatial, ctx.params) if need_x else None
-        gw = ConvolutionGradWeight.apply(x, grad, ctx.wshape, ctx.params) if need_w else None
-        gb = grad.sum([0, *range(2, grad.ndim)]) if need_b else None
+        gx, gw, gb = ConvolutionBackward.apply(grad, x, weight, tuple(ctx.needs_input_grad[:3]), ctx.params)
         return gx, gw, gb, None
 
 
-class ConvolutionGradInput(Function):
-    """The input gradient of a convolution (linear in ``grad`` and in ``weight``)."""
+class ConvolutionBackward(Function):
+    """A convolution's gradients (PyTorch's ``convolution_backward``): of its input, weight and bias,
+    each where ``mask`` asks (else None). One node with three outputs under create_graph, as PyTorch's
+    (its edges: the incoming gradient, the input, the weight). Each gradient is linear in the incoming
+    gradient and in the input or weight, so its own gradient is convolutions again."""
 
     node_name = "ConvolutionBackwardBackward0"
-    saved_names = ("grad_output", "weight")
+    saved_names = ("grad_output", "input", "weight")
 
     @staticmethod
-    def forward(ctx: Any, grad: Tensor, weight: Tensor, spatial: tuple, params: tuple) -> Tensor:
-        ctx.save_for_backward(grad, weight)
+    def forward(ctx: Any, grad: Tensor, x: Tensor, weight: Tensor, mask: tuple, params: tuple) -> tuple:
+        ctx.save_for_backward(grad, x, weight)
         ctx.params = params
-        out = _conv_grad_input_np(grad._data, weight._data, spatial, params)
-        return Tensor._make(out.astype(grad._data.dtype, copy=False))
+        ctx.set_materialize_grads(False)  # (an output not asked for gets no gradient, not zeros)
+        stride, padding, dilation, groups = params
+        _keep(ctx, stride=stride, padding=padding, dilation=dilation, groups=groups, transposed=False,
+              output_padding=(0,) * len(stride))
+        g, dt = grad._data, x._data.dtype
+        gx = gw = gb = None
+        if mask[0]:
+            gx = _conv_grad_input_np(g, weight._data, x._data.shape[2:], params)
+            gx = Tensor._make(gx.astype(dt, copy=False))
+        if mask[1]:
+            gw = _conv_grad_weight_np(x._data, g, weight._data.shape, params)
+            gw = Tensor._make(gw.astype(dt, copy=False))
+        if mask[2]:
+            gb = grad.sum([0, *range(2, g.ndim)])  # (grad mode is off here: recorded as this node's)
+        return gx, gw, gb
 
     @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple:
-        grad, weight = ctx.saved_tensors
-        d_grad = Convolution.apply(gg, weight, _UNDEFINED, ctx.params) if ctx.needs_input_grad[0] else None
-        d_w = (ConvolutionGradWeight.apply(gg, grad, tuple(weight.shape), ctx.params)
-               if ctx.needs_input_grad[1] else None)
-        return d_grad, d_w, None, None
-
-
-class ConvolutionGradWeight(Function):
-    """The weight gradient of a convolution (linear in ``input`` and in ``grad``)."""
-
-    node_name = "ConvolutionBackwardBackward0"
-    saved_names = ("input", "grad_output")
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, grad: Tensor, wshape: tuple, params: tuple) -> Tensor:
-        ctx.save_for_backward(x, grad)
-        ctx.params = params
-        out = _conv_grad_weight_np(x._data, grad._data, wshape, params)
-        return Tensor._make(out.astype(x._data.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx: Any, gg: Tensor) -> tuple:
-        x, grad = ctx.saved_tensors
-        d_x = (ConvolutionGradInput.apply(grad, gg, tuple(x.shape[2:]), ctx.params)
-               if ctx.needs_input_grad[0] else None)
-        d_grad = Convolution.apply(x, gg, _UNDEFINED, ctx.params) if ctx.needs_input_grad[1] else None
-        return d_x, d_grad, None, None
+    def backward(ctx: Any, gg_x: Tensor | None, gg_w: Tensor | None, gg_b: Tensor | None) -> tuple:
+        grad, x, weight = ctx.saved_tensors
+        need_grad, need_x, need_w = ctx.needs_input_grad[:3]
+        params = ctx.params
+        d_grad = d_x = d_w = None
+        if need_grad:  # PyTorch's _convolution_double_backward: conv(ggI, w) + conv(x, ggW) + ggb
+            if gg_x is not None:
+                d_grad = Convolution.apply(gg_x, weight, _UNDEFINED, params)
+            if gg_w is not None:
+                term = Convolution.apply(x, gg_w, _UNDEFINED, params)
+                d_grad = term if d_grad is None else d_grad + term
+            if gg_b is not None:
+                term = gg_b.contiguous().view(1, -1, *(1,) * (grad.ndim - 2)).expand(*grad.shape)
+                d_grad = term if d_grad is None else d_grad + term
+        if need_x and gg_w is not None:  # the input gradient of a convolution by ggW
+            d_x = ConvolutionBackward.apply(grad, x, gg_w, (True, False, False), params)[0]
+        if need_w and gg_x is not None:  # the weight gradient of a convolution of ggI
+            d_w = ConvolutionBackward.apply(grad, gg_x, weight, (False, True, False), params)[1]
+        return d_grad, d_x, d_w, None, None
 
 
 def _expand_param(value: Any, name: str, dim: int) -> tuple[int, ...]:
