@@ -1831,6 +1831,7 @@ THIRD_ORDER = {  # ops whose derivative's derivative PyTorch records with its ow
     "gelu": lambda m, x: m.nn.functional.gelu(x),
     "gelu_tanh": lambda m, x: m.nn.functional.gelu(x, approximate="tanh"),
     "silu": lambda m, x: m.nn.functional.silu(x),
+    "mish": lambda m, x: m.nn.functional.mish(x),
     "softmax": lambda m, x: x.softmax(-1),
     "log_softmax": lambda m, x: x.log_softmax(-1),
     "embedding": lambda m, x: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), x.reshape(6, 4)),

@@ -339,9 +339,11 @@ class Mish(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors  # PyTorch's infinitely_differentiable_mish_backward, as it records it
-        t = pointwise.tanh(pointwise.log1p(pointwise.exp(x)))
-        return grad * (t + x * pointwise.sigmoid(x) * (as_operand(1.0, x._data.dtype) - t * t))
+        (x,) = ctx.saved_tensors  # PyTorch's infinitely_differentiable_mish_backward, as it records it:
+        s = pointwise.sigmoid(x)  # sigmoid, then tanh(softplus), then the right factor first (its compiled
+        t = pointwise.tanh(pointwise.log1p(pointwise.exp(x)))  # C++'s order: the order a double backward
+        right = as_operand(1.0, x._data.dtype) - t * t  # runs the nodes in)
+        return grad * (t + x * s * right)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
