@@ -1951,3 +1951,43 @@ def test_a_convolutions_gradients_are_one_node_with_three_outputs(conv, needs, k
     assert ours[0] == theirs[0]
     for a, b in zip(ours[1], theirs[1]):
         np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
+
+
+def _batch_norm_second_and_third(m, training, affine, spatial, running):
+    """batch_norm's gradients under create_graph (PyTorch: one NativeBatchNormBackwardBackward0 with three
+    outputs; edges grad_out, input, weight, save_mean, save_invstd), then their own gradients."""
+    rng = np.random.default_rng(11)
+    x = m.tensor(rng.standard_normal((4, 3) + (2,) * spatial), requires_grad=True)
+    w = m.tensor(rng.standard_normal(3) + 1, requires_grad=True) if affine else None
+    b = m.tensor(rng.standard_normal(3), requires_grad=True) if affine else None
+    rm = m.tensor(rng.standard_normal(3)) if running else None
+    rv = m.tensor(rng.random(3) + 0.5) if running else None
+    leaves = [t for t in (x, w, b) if t is not None]
+    y = m.nn.functional.batch_norm(x, rm, rv, w, b, training=training)
+    gs = m.autograd.grad((y * y * y).sum(), leaves, create_graph=True)
+    node = gs[0].grad_fn
+    saved = sorted(a for a in dir(node) if a.startswith("_saved_"))
+    shape = (type(node).__name__, [None if n is None else type(n).__name__.split("::")[-1]
+                                   for n, _ in node.next_functions],
+             [g.grad_fn is node for g in gs], [g.output_nr for g in gs], saved)
+    third = m.autograd.grad(sum((g * g).sum() for g in gs), leaves, allow_unused=True)
+    return shape, [np.round(g.detach().numpy(), 8).tolist() for g in gs], [
+        None if t is None else np.round(t.numpy(), 7).tolist() for t in third]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("training", "affine", "spatial", "running"), [
+    (True, True, 0, False), (True, True, 2, True), (True, False, 1, False), (False, True, 2, True),
+    (False, False, 0, True),
+])
+def test_batch_norms_gradients_are_one_node_with_three_outputs(training, affine, spatial, running):
+    """PyTorch records batch_norm's gradients as one NativeBatchNormBackwardBackward0
+    (native_batch_norm_backward: input, weight and bias gradients its outputs 0, 1, 2), not a composite
+    of a dozen nodes; the first and third derivatives agree, in training and in eval."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _batch_norm_second_and_third(al, training, affine, spatial, running)
+    theirs = _batch_norm_second_and_third(torch, training, affine, spatial, running)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1] + ours[2], theirs[1] + theirs[2]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)

@@ -73,27 +73,78 @@ class NativeBatchNorm(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
-        x, weight = ctx.saved_tensors[:2]
-        dims, shape = ctx.dims, ctx.shape
-        if ctx.training:
-            centered = x - x.mean(dims, keepdim=True)
-            invstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps) ** -0.5
+        x, weight, running_mean, running_var, save_mean, save_invstd = ctx.saved_tensors
+        stats = (ctx.mean, ctx.invstd) if not ctx.training else None
+        how = (running_mean, running_var, ctx.training, ctx.eps, ctx.dims, ctx.shape, stats,
+               tuple(ctx.needs_input_grad[:3]))
+        gx, gw, gb = BatchNormBackward.apply(grad, x, _UNDEFINED if weight is None else weight, save_mean,
+                                             save_invstd, how)
+        return gx, gw, gb, None, None, None, None
+
+
+class BatchNormBackward(Function):
+    """batch_norm's derivatives ``(grad_input, grad_weight, grad_bias)`` as one node, recorded as
+    PyTorch's ``NativeBatchNormBackwardBackward0`` with ``create_graph=True`` (edges: grad_out, input,
+    weight, save_mean, save_invstd). In training, with ``x̂ = (x - mean) * invstd`` per channel and
+    ``P(z) = z - mean(z) - x̂ mean(z x̂)`` over the batch and spatial dims: ``grad_input = invstd *
+    P(grad * weight)``; in eval the running statistics are constants: ``grad_input = grad * weight *
+    invstd``. ``grad_weight = sum(grad * x̂)``, ``grad_bias = sum(grad)`` over those dims."""
+
+    node_name = "NativeBatchNormBackwardBackward0"
+    saved_names = ("grad_out", "input", "weight", "running_mean", "running_var", "save_mean", "save_invstd")
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, x: Tensor, weight: Tensor, save_mean: Tensor, save_invstd: Tensor,
+                how: tuple) -> tuple:
+        running_mean, running_var, training, eps, dims, shape, stats, mask = how
+        weight = None if weight is _UNDEFINED else weight
+        ctx.save_for_backward(grad, x, weight, running_mean, running_var, save_mean, save_invstd)
+        ctx.training, ctx.eps, ctx.dims, ctx.shape, ctx.stats = training, eps, dims, shape, stats
+        ctx.set_materialize_grads(False)  # (an output not asked for gets no gradient, not zeros)
+        _keep(ctx, train=training, eps=eps)
+        data, g = x._data, grad._data
+        wide = data.astype(np.float64)
+        if training:  # the batch's statistics, in float64 as the forward computed them
+            mu = wide.mean(axis=dims, keepdims=True)
+            invstd = 1.0 / np.sqrt(((wide - mu) ** 2).mean(axis=dims, keepdims=True) + eps)
         else:
-            centered = x - Tensor._make(ctx.mean.reshape(shape))
-            invstd = Tensor._make(ctx.invstd.reshape(shape))
-        x_hat = centered * invstd
-        g = grad * weight.view(shape) if weight is not None else grad
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        grad_x = None
-        if need_x:
-            if ctx.training:
-                grad_x = invstd * (g - g.mean(dims, keepdim=True)
-                                   - x_hat * (g * x_hat).mean(dims, keepdim=True))
-            else:
-                grad_x = g * invstd
-        grad_w = (grad * x_hat).sum(dims) if need_w else None
-        grad_b = grad.sum(dims) if need_b else None
-        return grad_x, grad_w, grad_b, None, None, None, None
+            mu, invstd = stats[0].reshape(shape), stats[1].reshape(shape)
+        x_hat = (wide - mu) * invstd
+        gx = gw = gb = None
+        if mask[0]:
+            h = g * weight._data.reshape(shape) if weight is not None else g
+            if training:
+                h = h - h.mean(axis=dims, keepdims=True) - x_hat * (h * x_hat).mean(axis=dims, keepdims=True)
+            gx = Tensor._make((invstd * h).astype(data.dtype, copy=False))
+        if mask[1]:
+            gw = Tensor._make((g * x_hat).sum(axis=dims).astype(data.dtype, copy=False))
+        if mask[2]:
+            gb = Tensor._make(g.sum(axis=dims).astype(data.dtype, copy=False))
+        return gx, gw, gb
+
+    @staticmethod
+    def backward(ctx: Any, ggx: Tensor | None, ggw: Tensor | None, ggb: Tensor | None) -> tuple:
+        grad, x, weight, _rm, _rv, _mean, _invstd = ctx.saved_tensors
+        dims, shape = ctx.dims, ctx.shape
+        need_grad, need_x, need_w = ctx.needs_input_grad[:3]
+        w = weight.view(shape) if weight is not None else None
+        ggw = ggw.view(shape) if ggw is not None else None
+        ggb = ggb.view(shape) if ggb is not None else None
+        if ctx.training:
+            d_grad, d_x, d_w = _normalized_double_backward(grad, x, w, ggx, ggw, ggb, dims, ctx.eps,
+                                                           need_grad, need_x, need_w)
+        else:  # the running statistics are constants: each gradient is linear in grad, x and weight
+            mean, invstd = (Tensor._make(a.reshape(shape)) for a in ctx.stats)
+            x_hat = (x - mean) * invstd
+            terms = [ggx * w * invstd if w is not None else ggx * invstd] if ggx is not None else []
+            terms += [ggw * x_hat] if ggw is not None else []
+            terms += [ggb.expand_as(grad)] if ggb is not None else []
+            d_grad = sum(terms[1:], terms[0]) if need_grad and terms else None
+            d_x = ggw * grad * invstd if need_x and ggw is not None else None
+            d_w = ggx * grad * invstd if need_w and ggx is not None else None
+        if d_w is not None:  # (per channel: summed over the batch and spatial dims)
+            d_w = d_w.sum(dims)
+        return d_grad, d_x, d_w, None, None, None
 
 
 def _update(buffer: Tensor, value: np.ndarray) -> None:
@@ -231,37 +282,47 @@ class LayerNormBackward(Function):
     @staticmethod
     def backward(ctx: Any, ggx: Tensor | None, ggw: Tensor | None, ggb: Tensor | None) -> tuple:
         grad, x, _mean, _rstd, weight = ctx.saved_tensors
-        axes = ctx.axes
-        n = int(np.prod([x.shape[a] for a in axes]))
-        centered = x - x.mean(axes, keepdim=True)  # tensor ops: the third derivative works too
-        r = ((centered * centered).mean(axes, keepdim=True) + ctx.eps) ** -0.5
-        x_hat = centered * r
-
-        def project(z: Tensor) -> Tensor:
-            return z - z.mean(axes, keepdim=True) - x_hat * (z * x_hat).mean(axes, keepdim=True)
-
-        h = grad * weight if weight is not None else grad
         need_grad, need_x = ctx.needs_input_grad[:2]
-        need_w = ctx.needs_input_grad[4]
-        d_grad = d_x = d_w = None
-        px = r * project(ggx) if ggx is not None else None
-        if need_grad:
-            terms = [px * weight if weight is not None else px] if px is not None else []
-            terms += [ggw * x_hat] if ggw is not None else []
-            terms += [ggb.expand_as(grad)] if ggb is not None else []
-            d_grad = sum(terms[1:], terms[0]) if terms else None
-        if need_w and px is not None:
-            d_w = grad * px  # the node sums it back to the weight's shape
-        if need_x and (ggx is not None or ggw is not None):
-            v = ggw * grad if ggw is not None else None
-            if ggx is not None:  # the derivative by x through x̂ and through rstd
-                bend = -r * (ggx * (h * x_hat).mean(axes, keepdim=True)
-                             + h * (ggx * x_hat).mean(axes, keepdim=True))
-                v = bend if v is None else v + bend
-            d_x = r * project(v)
-            if ggx is not None:
-                d_x = d_x - r * r * x_hat * (ggx * project(h)).sum(axes, keepdim=True) / n
-        return d_grad, d_x, None, None, d_w, None, None
+        d_grad, d_x, d_w = _normalized_double_backward(grad, x, weight, ggx, ggw, ggb, ctx.axes, ctx.eps,
+                                                       need_grad, need_x, ctx.needs_input_grad[4])
+        return d_grad, d_x, None, None, d_w, None, None  # (the node sums d_w back to the weight's shape)
+
+
+def _normalized_double_backward(grad: Tensor, x: Tensor, weight: Tensor | None, ggx: Tensor | None,
+                                ggw: Tensor | None, ggb: Tensor | None, axes: tuple, eps: float,
+                                need_grad: bool, need_x: bool, need_w: bool) -> tuple:
+    """The derivatives of ``(grad_input, grad_weight, grad_bias)`` of a normalisation over ``axes``
+    (layer_norm's, batch_norm's in training), given the gradients ``ggx, ggw, ggb`` that reach them
+    (``weight``, ``ggw``, ``ggb`` broadcastable to ``x``): by ``grad``, by ``x``, and by ``weight``
+    (not yet summed to the weight's shape). Tensor ops throughout: the third derivative works too."""
+    n = int(np.prod([x.shape[a] for a in axes]))
+    centered = x - x.mean(axes, keepdim=True)
+    r = ((centered * centered).mean(axes, keepdim=True) + eps) ** -0.5
+    x_hat = centered * r
+
+    def project(z: Tensor) -> Tensor:
+        return z - z.mean(axes, keepdim=True) - x_hat * (z * x_hat).mean(axes, keepdim=True)
+
+    h = grad * weight if weight is not None else grad
+    d_grad = d_x = d_w = None
+    px = r * project(ggx) if ggx is not None else None
+    if need_grad:
+        terms = [px * weight if weight is not None else px] if px is not None else []
+        terms += [ggw * x_hat] if ggw is not None else []
+        terms += [ggb.expand_as(grad)] if ggb is not None else []
+        d_grad = sum(terms[1:], terms[0]) if terms else None
+    if need_w and px is not None:
+        d_w = grad * px
+    if need_x and (ggx is not None or ggw is not None):
+        v = ggw * grad if ggw is not None else None
+        if ggx is not None:  # the derivative by x through x̂ and through rstd
+            bend = -r * (ggx * (h * x_hat).mean(axes, keepdim=True)
+                         + h * (ggx * x_hat).mean(axes, keepdim=True))
+            v = bend if v is None else v + bend
+        d_x = r * project(v)
+        if ggx is not None:
+            d_x = d_x - r * r * x_hat * (ggx * project(h)).sum(axes, keepdim=True) / n
+    return d_grad, d_x, d_w
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
