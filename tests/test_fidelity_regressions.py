@@ -1991,3 +1991,20 @@ def test_batch_norms_gradients_are_one_node_with_three_outputs(training, affine,
     assert ours[0] == theirs[0]
     for a, b in zip(ours[1] + ours[2], theirs[1] + theirs[2]):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def _index_of_moved_dim(m):
+    x0 = m.tensor([[[0.0, -1.0], [0.0, 0.0], [0.0, 1.0]]], dtype=m.float64, requires_grad=True)
+    v1 = x0.movedim(0, -1)[:, m.tensor([1, 0])]
+    v5 = v1.permute(1, 2, 0)
+    return v1.stride(), graph_names(v5.reshape_as(v5))
+
+
+@pytest.mark.torch
+def test_an_advanced_index_orders_dims_by_the_strides_of_size_one_dims_too():
+    """Wider-grammar seed 10302127: ``movedim`` leaves a dim of size 1 with the largest stride; NumPy calls
+    the array row-major anyway, but PyTorch's index kernel orders the result's dims by those strides, so
+    a later reshape of a permutation is a view (ViewBackward0), not a copy (ReshapeAliasBackward0)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _index_of_moved_dim(al) == _index_of_moved_dim(torch)

@@ -403,7 +403,7 @@ def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
     ``src`` and the index arrays are (the common case); else in the order of dimensions TensorIterator
     picks from the strides of ``src`` (0 along the indexed dimensions) and of the index arrays (0 along
     the others), which decides whether a later reshape is a view (random program seed 701536)."""
-    if src.flags.c_contiguous and all(k.flags.c_contiguous for k in key if isinstance(k, np.ndarray)):
+    if _by_rows(src) and all(k.flags.c_contiguous for k in key if isinstance(k, np.ndarray)):
         return row_major(res)  # (row-major strides along its dims of size 1 too, as PyTorch's)
     arrays, dims = [], []  # the index arrays (a mask as its coordinates) and the dims they index
     d = 0
@@ -443,6 +443,22 @@ def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
     out = empty_in_order(res.shape, order, res.dtype)
     out[...] = res
     return out
+
+
+def _by_rows(a: np.ndarray) -> bool:
+    """Whether ``a`` is laid out by rows, its dims of size 1 too: NumPy's ``c_contiguous`` ignores their
+    strides, PyTorch's TensorIterator orders dims by them (a size-1 dim moved last by ``movedim`` keeps
+    the largest stride: wider-grammar seed 10302127)."""
+    if not a.flags.c_contiguous:
+        return False
+    if 1 not in a.shape:
+        return True
+    step = a.itemsize
+    for size, stride in zip(reversed(a.shape), reversed(a.strides)):
+        if stride != step:
+            return False
+        step *= size
+    return True
 
 
 def _save_key(ctx: Any, key: tuple) -> None:
