@@ -2008,3 +2008,27 @@ def test_an_advanced_index_orders_dims_by_the_strides_of_size_one_dims_too():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _index_of_moved_dim(al) == _index_of_moved_dim(torch)
+
+
+def _versions_of_evenly_distributed_gradients(m):
+    x0 = m.tensor([-1.0, -2.0, -1.0, 1.0], dtype=m.float64, requires_grad=True)
+    out = [m.autograd.grad(f(x0), x0)[0]._version for f in (m.max, m.min, m.median)]
+    g3 = m.autograd.grad((x0.max() * x0.max()).sum(), [x0], create_graph=True)[0]
+    v3 = m.autograd.grad(g3.sum(), [x0])[0]
+    y = m.nn.functional.mse_loss(x0, v3)
+    v3.zero_()
+    try:
+        y.backward()
+    except RuntimeError as e:
+        out.append(str(e).split(" Hint")[0])
+    return out
+
+
+@pytest.mark.torch
+def test_the_gradient_of_max_of_everything_was_written_in_place():
+    """Core-grammar seed 34101947: max()'s, min()'s and median()'s gradient is PyTorch's
+    ``zeros.masked_fill_(mask, share)``, written in place: it comes back at version 1, and a later
+    version error names version 2, not 1."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _versions_of_evenly_distributed_gradients(al) == _versions_of_evenly_distributed_gradients(torch)

@@ -135,9 +135,12 @@ def evenly_distribute(grad: Tensor, a: Tensor, value: np.ndarray) -> Tensor:
     count = np.add.reduce(mask, axis=None, dtype=np.int64)
     if not is_grad_enabled():  # no graph to build: the same, on the arrays
         g = grad._data
-        return Tensor._make(np.where(mask, g / g.dtype.type(count), g.dtype.type(0)))
-    share = grad / Tensor._make(np.asarray(count))
-    return MaskedFillTensor.apply(Tensor._make(np.zeros(a._data.shape, grad._data.dtype)), mask, share)
+        out = Tensor._make(np.where(mask, g / g.dtype.type(count), g.dtype.type(0)))
+    else:
+        share = grad / Tensor._make(np.asarray(count))
+        out = MaskedFillTensor.apply(Tensor._make(np.zeros(a._data.shape, grad._data.dtype)), mask, share)
+    out._version_counter.value += 1  # (PyTorch's masked_fill_ wrote it in place: version 1, seed 34101947)
+    return out
 
 
 class MedianAll(Function):
