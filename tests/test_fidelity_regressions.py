@@ -2032,3 +2032,22 @@ def test_the_gradient_of_max_of_everything_was_written_in_place():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _versions_of_evenly_distributed_gradients(al) == _versions_of_evenly_distributed_gradients(torch)
+
+
+def _rounded_division_of_an_expanded_tensor(m):
+    x0 = m.tensor([[0.0, 3.0], [0.0, 0.0]], dtype=m.float32, requires_grad=True)
+    v2 = m.gather(x0 * 1, -2, m.tensor([[0], [0]])).expand(2, 2, 1)
+    out = []
+    for mode in ("trunc", "floor"):
+        v3 = v2.div(m.tensor(-0.55), rounding_mode=mode)
+        out.append((v3.stride(), graph_names(v3.flatten(0, -1))[:2]))
+    return out
+
+
+@pytest.mark.torch
+def test_a_rounded_division_lays_out_its_result_as_pytorch():
+    """Wider-grammar seed 14302097: ``div(rounding_mode=)`` of an expanded tensor gives PyTorch's
+    TensorIterator layout (NumPy's keeps the expanded operand's order), so a later flatten is a view."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _rounded_division_of_an_expanded_tensor(al) == _rounded_division_of_an_expanded_tensor(torch)
