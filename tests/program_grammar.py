@@ -728,7 +728,7 @@ def observe_tensor(t, saved_names: list[str] | None) -> dict:
     obs = {  # shape and dtype first: where they differ, the values are not compared
         "shape": tuple(t.shape),
         "dtype": str(t.dtype).split(".")[-1],
-        "values": np.asarray(t.detach().numpy(force=True)),
+        "values": _values(t),
         "requires_grad": t.requires_grad,
         "is_leaf": t.is_leaf,
         "graph": graph(t),
@@ -739,6 +739,15 @@ def observe_tensor(t, saved_names: list[str] | None) -> dict:
         names = [n for n in dir(node) if n.startswith("_saved_")] if saved_names is None else saved_names
         obs["saved"] = _saved(node, names)
     return obs
+
+
+def _values(t) -> np.ndarray:
+    """``t``'s values as an array. PyTorch 2.13 crashes (a segmentation fault) reading a slice of a
+    "ZeroTensor" (sgn's gradient) with ``numpy(force=True)`` (seed 14601793 of the wider grammar): its
+    zeros are made here instead."""
+    if getattr(t, "_is_zerotensor", None) is not None and t._is_zerotensor():
+        return np.zeros(tuple(t.shape), dtype=str(t.dtype).split(".")[-1])
+    return np.asarray(t.detach().numpy(force=True))
 
 
 def _tensors_named(code: str, ns: dict, lib) -> dict:
