@@ -728,7 +728,7 @@ def observe_tensor(t, saved_names: list[str] | None) -> dict:
     obs = {  # shape and dtype first: where they differ, the values are not compared
         "shape": tuple(t.shape),
         "dtype": str(t.dtype).split(".")[-1],
-        "values": _values(t),
+        "values": _tensor_values(t),
         "requires_grad": t.requires_grad,
         "is_leaf": t.is_leaf,
         "graph": graph(t),
@@ -741,7 +741,7 @@ def observe_tensor(t, saved_names: list[str] | None) -> dict:
     return obs
 
 
-def _values(t) -> np.ndarray:
+def _tensor_values(t) -> np.ndarray:
     """``t``'s values as an array. PyTorch 2.13 crashes (a segmentation fault) reading a slice of a
     "ZeroTensor" (sgn's gradient) with ``numpy(force=True)`` (seed 14601793 of the wider grammar): its
     zeros are made here instead."""
