@@ -738,17 +738,17 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
     return tuple(fresh) if isinstance(out, tuple) else fresh[0]
 
 
-_POINTWISE: dict[tuple, tuple] = {}
+_BINARY: dict[tuple, tuple] = {}
 
 
-def record_pointwise(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_data: np.ndarray,
-                     save: tuple[bool, bool], nargs: int = 2) -> Tensor:
-    """What ``cls.apply(a, b)`` records, for the commonest ops (``+ - * /``) when their caller computed
-    ``out`` itself: ``a`` a tensor that is no view, ``b`` one too or a Python number (``b_data`` its
-    0-d array); ``save`` says which of the two are saved for backward. The same node, edges, saved
-    tensors and metadata as :func:`_record` makes, without its general steps (views, several outputs,
-    a forward of its own, a ctx): less than half the cost (issue 17). The caller checked that grad
-    mode is on and that ``a`` or ``b`` requires grad; ``out`` is ``a``'s shape (or a 0-d result)."""
+def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_data: np.ndarray,
+                  save: tuple[bool, bool], nargs: int = 2) -> Tensor:
+    """What ``cls.apply(a, b)`` records, for the commonest ops (``+ - * /``, ``mm``) when their
+    caller computed ``out`` itself: ``a`` a tensor that is no view, ``b`` one too or a Python number
+    (``b_data`` its 0-d array); ``save`` says which of the two are saved for backward. The same node,
+    edges, saved tensors and metadata as :func:`_record` makes, without its general steps (views, several
+    outputs, a forward of its own, a ctx): less than half the cost (issue 17). The caller checked that
+    grad mode is on and that ``a`` or ``b`` requires grad; ``out``'s shape follows from the operands'."""
     # each operand's edge: gradient_edge's steps, inline for both (neither is a view), on the hot path
     fn_a = a._grad_fn
     if fn_a is not None:
@@ -772,13 +772,13 @@ def record_pointwise(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_
     data = a._data
     # the node's metadata, as _layout and _shared make it, once per op and pattern of operands
     key = (cls, data.shape, data.dtype, fn_a is not None, b_data.shape, fn_b is not None, nargs)
-    meta = _POINTWISE.get(key)
+    meta = _BINARY.get(key)
     if meta is None:
-        if len(_POINTWISE) > 4096:
-            _POINTWISE.clear()
+        if len(_BINARY) > 4096:
+            _BINARY.clear()
         signature = ((data.shape, data.dtype, fn_a is not None),
                      (b_data.shape, b_data.dtype, fn_b is not None))
-        meta = _POINTWISE[key] = (*_layout(signature if nargs == 2 else (*signature, None)),
+        meta = _BINARY[key] = (*_layout(signature if nargs == 2 else (*signature, None)),
                                   _shared(((np.shape(out), out.dtype),)))
     # BackwardNode.__init__, inline
     node = object.__new__(cls._backward_cls)

@@ -1,11 +1,11 @@
 """The recorded fast paths (issue 17) build what the general path builds.
 
-``+ - * /`` of plain tensors, or of a tensor and a Python number, skip ``Function.apply``'s general steps
-(:func:`autograd_lab.function.record_pointwise`), and a tensor saved at version 0 is kept as it is, not
-in a ``SavedTensor``. Each case here is recorded both ways, through the operator and through
-``Function.apply`` itself, and every part of the two nodes is compared: class, edges, saved tensors,
-metadata, the result's values, dtype and layout, and the gradients of a backward through each; then
-what must still raise does.
+``+ - * /`` of plain tensors, or of a tensor and a Python number, and ``@`` of two plain matrices
+skip ``Function.apply``'s general steps (:func:`autograd_lab.function.record_binary`), and a tensor
+saved at version 0 is kept as it is, not in a ``SavedTensor``. Each case here is recorded both ways,
+through the operator and through ``Function.apply`` itself, and every part of the two nodes is
+compared: class, edges, saved tensors, metadata, the result's values, dtype and layout, and the
+gradients of a backward through each; then what must still raise does.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab.function import SavedTensor, record_pointwise
-from autograd_lab.ops import arithmetic
+from autograd_lab.function import SavedTensor, record_binary
+from autograd_lab.ops import arithmetic, linalg
 from autograd_lab.ops.promotion import binary_operands
 
 OPS = {  # operator, its Function, the extra arguments Function.apply takes
@@ -96,16 +96,16 @@ def test_the_fast_path_records_what_function_apply_records(op, ka, kb, shapes, d
 
 
 def test_the_fast_path_is_taken():
-    """The operators above do go through record_pointwise (else the comparisons prove nothing)."""
+    """The operators above do go through record_binary (else the comparisons prove nothing)."""
     calls = []
 
     def spy(*args, **kwargs):
         calls.append(args[0].__name__)
-        return record_pointwise(*args, **kwargs)
+        return record_binary(*args, **kwargs)
 
     a = al.ones(2, 3, requires_grad=True)
-    original = arithmetic.record_pointwise
-    arithmetic.record_pointwise = spy
+    original = arithmetic.record_binary
+    arithmetic.record_binary = spy
     try:
         for fn, _, _ in OPS.values():
             fn(a, a)
@@ -113,7 +113,7 @@ def test_the_fast_path_is_taken():
         a.t() * 2.0  # a view: the general path
         al.ones(2, 3, dtype=al.float64, requires_grad=True) * a  # two dtypes: the general path
     finally:
-        arithmetic.record_pointwise = original
+        arithmetic.record_binary = original
     assert calls == ["Add", "Add", "Sub", "Sub", "Mul", "Mul", "Div", "Div"]
 
 
@@ -155,3 +155,73 @@ def test_a_broadcast_that_fails_keeps_pytorchs_message():
         y = a * a
         y.sum().backward()
         y.sum().backward()
+
+
+MM_CASES = [(ka, kb, shapes, dtype)
+            for ka, kb in [("leaf", "leaf"), ("const", "leaf"), ("leaf", "const"), ("nonleaf", "leaf"),
+                           ("leaf", "nonleaf")]
+            for shapes in [((3, 4), (4, 2)), ((1, 4), (4, 3)), ((3, 1), (1, 4)), ((4, 1), (1, 1)),
+                           ((2, 3), (3, 1))]
+            for dtype in (np.float32, np.float64, np.float16)]
+
+
+@pytest.mark.parametrize(("ka", "kb", "shapes", "dtype"), MM_CASES)
+def test_the_matmul_fast_path_records_what_function_apply_records(ka, kb, shapes, dtype):
+    """Matrices of one shape or another (a row, a column, an outer product: mm's own kernel), leaves,
+    results and constants: the same node as ``Mm.apply``, its layout flags, gradients and their layout."""
+    a = _operand(ka, shapes[0], dtype, 0)
+    b = _operand(kb, shapes[1], dtype, 1)
+    fast, general = a @ b, linalg.Mm.apply(a, b)
+    _same_nodes(fast, general)
+    assert fast.grad_fn.column_major == general.grad_fn.column_major
+    leaves = [t for t in (a, b) if t.requires_grad]
+    out = {}
+    for name, y in (("fast", fast), ("general", general)):
+        grads = al.autograd.grad(y.sum(), leaves, retain_graph=True)
+        out[name] = [(g._data.copy(), g.stride()) for g in grads]
+    for (gf, sf), (gg, sg) in zip(out["fast"], out["general"]):
+        assert gf.dtype == gg.dtype and sf == sg
+        np.testing.assert_array_equal(gf, gg)
+
+
+def test_the_matmul_fast_path_is_taken_and_left_where_it_must_be():
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].__name__)
+        return record_binary(*args, **kwargs)
+
+    a = al.ones(2, 3, requires_grad=True)
+    b = al.ones(3, 4)
+    original = linalg.record_binary
+    linalg.record_binary = spy
+    try:
+        a @ b
+        a.t().t() @ b  # a view: the general path (its gradient edge goes through the view)
+        a @ b.double().float()  # (a result of another op: still the fast path)
+        with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x3\)"):
+            a @ al.ones(2, 3)
+        with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float "
+                           "!= double"):
+            a @ b.double()
+    finally:
+        linalg.record_binary = original
+    assert calls == ["Mm", "Mm"]
+
+
+@pytest.mark.parametrize("op", [*OPS, "matmul"])
+def test_nothing_to_record_gives_the_general_paths_result(op):
+    """With no operand that requires grad, or under no_grad, the fast paths compute the kernel alone:
+    the same values, dtype and layout as Function.apply's forward, and no graph."""
+    x = _operand("leaf", (3, 4), np.float32, 0)
+    y = _operand("const", (4, 4) if op == "matmul" else (3, 4), np.float32, 1)
+    fn, cls, extra = (lambda p, q: p @ q, linalg.Mm, ()) if op == "matmul" else OPS[op]
+    for a, b in ((x.detach(), y), (x.detach(), 2.5), (x, y)):
+        if op == "matmul" and not isinstance(b, al.Tensor):
+            continue
+        with al.no_grad():
+            fast, general = fn(a, b), cls.apply(*binary_operands(a, b), *extra)
+        assert fast.grad_fn is None and not fast.requires_grad
+        assert fast.dtype == general.dtype and fast.stride() == general.stride()
+        np.testing.assert_array_equal(fast._data, general._data)
+    assert fn(x.detach(), y).grad_fn is None

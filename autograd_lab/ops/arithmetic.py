@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..dtypes import quiet as _quiet
 from ..dtypes import quiet_off, quiet_on
-from ..function import Function, record_pointwise
+from ..function import Function, record_binary
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import where
 from .pointwise import NotImplementedBackward, log
@@ -41,19 +41,18 @@ _GRAD = grad_mode._state
 
 
 def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) -> Tensor | None:
-    """``a op b`` recorded on the fast path (:func:`record_pointwise`), or None where it does not apply:
-    it needs grad mode on, an operand that requires grad, ``a`` a floating point tensor, no view, laid
-    out by rows; ``b`` a Python number, or such a tensor of ``a``'s dtype and shape (or of its last dims,
-    a bias). Everything else (promotion, other layouts, broadcasting errors) takes ``Function.apply``."""
-    if not (_GRAD.enabled and type(a) is Tensor and a._view_meta is None) or INFERENCE_MODE.enabled:
+    """``a op b`` on the fast path, or None where it does not apply: ``a`` a floating point tensor, no
+    view, laid out by rows; ``b`` a Python number, or such a tensor of ``a``'s dtype and shape (or of its
+    last dims, a bias). Recorded by :func:`record_binary` where grad mode is on and an operand requires
+    grad, else the kernel alone (the optimizer's ``lr * p.grad``). Everything else (promotion, other
+    layouts, broadcasting errors, inference mode) takes ``Function.apply``."""
+    if type(a) is not Tensor or a._view_meta is not None or INFERENCE_MODE.enabled:
         return None
     x = a._data
     if x.dtype.kind != "f" or not x.flags.c_contiguous:
         return None
     need_a = a._requires_grad or a._grad_fn is not None
     if type(b) is float or type(b) is int:
-        if not need_a:
-            return None
         need_b = False
         y = np.asarray(b, x.dtype)  # (as_operand's wrapped number)
     else:
@@ -61,16 +60,18 @@ def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) 
             return None
         need_b = b._requires_grad or b._grad_fn is not None
         y = b._data
-        if not (need_a or need_b) or y.dtype is not x.dtype or not y.flags.c_contiguous or not (
+        if y.dtype is not x.dtype or not y.flags.c_contiguous or not (
                 y.shape == x.shape or y.shape == x.shape[x.ndim - y.ndim:] and 1 not in x.shape):
             return None
     token = quiet_on()
     out = ufunc(x, y)
     quiet_off(token)
+    if not ((need_a or need_b) and _GRAD.enabled):
+        return Tensor._make(out)  # nothing to record: Function.apply's forward alone
     # what the op's forward saves (its save_for_backward): mul each operand for the other's gradient,
     # div the divisor always
     save = (need_b, need_a) if cls is Mul else (need_b, True) if cls is Div else _SAVES_NOTHING
-    return record_pointwise(cls, out, a, b, y, save, nargs)
+    return record_binary(cls, out, a, b, y, save, nargs)
 
 
 _SAVES_NOTHING = (False, False)

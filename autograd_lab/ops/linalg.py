@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import cpp_type_name, from_numpy_dtype, scalar_type_name
-from ..function import Function
+from ..dtypes import cpp_type_name, from_numpy_dtype, quiet_off, quiet_on, scalar_type_name
+from ..function import Function, record_binary
+from ..grad_mode import _state as _GRAD
 from ..grad_mode import is_grad_enabled, no_grad
-from ..tensor import Tensor
+from ..tensor import INFERENCE_MODE, Tensor
 from .arithmetic import mul
 from .inplace import inplace
 from .promotion import broadcast_shape, cast, result_dtype
@@ -213,8 +214,30 @@ def bmm(a: Tensor, other: Tensor) -> Tensor:
     return Bmm.apply(a, other)
 
 
+def _fast_mm(a: Tensor, b: Tensor) -> Tensor | None:
+    """``a @ b`` of two matrices of one floating point dtype that fit, neither a view: mm's product and
+    the node ``Mm.apply`` records (:func:`record_binary`), without its general steps (issue 17). None
+    where another path applies (views, other ranks, dtypes or sizes: their checks and errors)."""
+    x, y = a._data, b._data
+    if not (x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.dtype.kind == "f"
+            and x.shape[1] == y.shape[0] and a._view_meta is None and b._view_meta is None):
+        return None
+    token = quiet_on()
+    out = _mm(x, y)
+    quiet_off(token)
+    need_a = a._requires_grad or a._grad_fn is not None
+    need_b = b._requires_grad or b._grad_fn is not None
+    if not (need_a or need_b) or not _GRAD.enabled or INFERENCE_MODE.enabled:
+        return Tensor._make(out)  # nothing to record (Function.apply's forward alone)
+    t = record_binary(Mm, out, a, b, y, (need_b, need_a))  # (Mm.forward's save_for_backward)
+    t._grad_fn.column_major = (_column_major(a), _column_major(b))
+    return t
+
+
 def matmul(a: Any, other: Any) -> Tensor:
     """``a @ other`` with PyTorch's rules for 1-D, 2-D and batched operands (``torch.matmul``)."""
+    if type(a) is Tensor and type(other) is Tensor and (out := _fast_mm(a, other)) is not None:
+        return out
     if not isinstance(a, Tensor):
         a = Tensor._make(np.asarray(a, dtype=other._data.dtype))
     if not isinstance(other, Tensor):
