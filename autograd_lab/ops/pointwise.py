@@ -245,7 +245,9 @@ class Relu(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
         # 0 first: NumPy keeps the second operand where they are equal, so relu(-0.0) is -0.0, as PyTorch's
-        out = Tensor._make(np.maximum(0, a._data).astype(a._data.dtype, copy=False))
+        # (a 0 of the tensor's own type: a Python 0 costs NumPy a conversion per call)
+        x = a._data
+        out = Tensor._make(np.maximum(x.dtype.type(0), x).astype(x.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 
