@@ -1843,6 +1843,9 @@ THIRD_ORDER = {  # ops whose derivative's derivative PyTorch records with its ow
         x.sigmoid(), m.ones_like(x) * 0.3, weight=m.ones_like(x) * 0.7),
     "binary_cross_entropy_sum": lambda m, x: m.nn.functional.binary_cross_entropy(
         x.sigmoid(), m.ones_like(x) * 0.3, reduction="sum"),
+    # the sum of a 0-d tensor: its derivative's derivative is ExpandBackward0's sum_to of a 0-d gradient,
+    # which PyTorch's at::sum_to computes as a sum (SumBackward0), shapes equal or not
+    "sum of a sum": lambda m, x: m.nn.functional.mse_loss(x, x.detach() * 0.5 + 0.1, reduction="sum").sum(),
 }
 
 
@@ -2051,3 +2054,20 @@ def test_a_rounded_division_lays_out_its_result_as_pytorch():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _rounded_division_of_an_expanded_tensor(al) == _rounded_division_of_an_expanded_tensor(torch)
+
+
+@pytest.mark.torch
+def test_sum_to_size_of_nothing_is_a_sum_even_of_a_0d_tensor():
+    """PyTorch's at::sum_to sums to a 0-d target always (``tensor.sum()``), a 0-d tensor too: a new
+    tensor with SumBackward0, and so ExpandBackward0's derivative of a 0-d input under create_graph
+    (fresh programs: mse_loss(reduction="sum").sum()'s third derivative had one SumBackward0 less)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for m in (al, torch):
+        x = m.tensor(2.0, requires_grad=True) * 1
+        y = x.sum_to_size(())
+        assert y is not x and type(y.grad_fn).__name__ == "SumBackward0", m.__name__
+        v = m.tensor([2.0], requires_grad=True) * 1
+        assert v.sum_to_size((1,)) is v  # a shape of its own, not 0-d: the tensor itself, as in PyTorch
+        (g,) = m.autograd.grad(x.expand(()), x, m.tensor(1.0, requires_grad=True), create_graph=True)
+        assert type(g.grad_fn).__name__ == "SumBackward0", m.__name__

@@ -198,6 +198,8 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum ``a`` down to ``shape`` (the reverse of broadcasting ``shape`` up to ``a.shape``)."""
     shape = tuple(shape)
+    if not shape:  # PyTorch's sum_to: a 0-d target is the sum (SumBackward0), of a 0-d tensor too
+        return a.sum()
     if a._data.shape == shape:
         return a
     if not _expandable_to(shape, a._data.shape):
@@ -205,8 +207,6 @@ def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
             f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
             f"{{[{', '.join(map(str, a._data.shape))}]}}."
         )
-    if not shape:  # PyTorch's sum_to: a 0-d target is the sum (SumBackward0)
-        return a.sum()
     lead = a.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and a._data.shape[lead + i] != 1
