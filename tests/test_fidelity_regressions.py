@@ -2044,13 +2044,20 @@ def _rounded_division_of_an_expanded_tensor(m):
     for mode in ("trunc", "floor"):
         v3 = v2.div(m.tensor(-0.55), rounding_mode=mode)
         out.append((v3.stride(), graph_names(v3.flatten(0, -1))[:2]))
+    # floor_divide (``//``), of a number and of tensors (wider seed 15300042: a clone's view(-1) then
+    # raised, the result laid out as the expanded operand)
+    x1 = m.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, -1.0]], dtype=m.float64, requires_grad=True)
+    v4 = x1.expand(2, 3, 2)
+    for v5 in (v4 // 0.5, m.floor_divide(v4, 0.5), v4 // v4, x1.t() // x1.t(), x1.t()[None] // x1.t()):
+        out.append((v5.stride(), v5.clone().view(-1).shape if v5.is_contiguous() else None))
     return out
 
 
 @pytest.mark.torch
 def test_a_rounded_division_lays_out_its_result_as_pytorch():
-    """Wider-grammar seed 14302097: ``div(rounding_mode=)`` of an expanded tensor gives PyTorch's
-    TensorIterator layout (NumPy's keeps the expanded operand's order), so a later flatten is a view."""
+    """Wider-grammar seeds 14302097 and 15300042: ``div(rounding_mode=)`` and ``//`` of an expanded
+    tensor give PyTorch's TensorIterator layout (NumPy's keeps the expanded operand's order), so a later
+    flatten is a view."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _rounded_division_of_an_expanded_tensor(al) == _rounded_division_of_an_expanded_tensor(torch)
@@ -2071,3 +2078,39 @@ def test_sum_to_size_of_nothing_is_a_sum_even_of_a_0d_tensor():
         assert v.sum_to_size((1,)) is v  # a shape of its own, not 0-d: the tensor itself, as in PyTorch
         (g,) = m.autograd.grad(x.expand(()), x, m.tensor(1.0, requires_grad=True), create_graph=True)
         assert type(g.grad_fn).__name__ == "SumBackward0", m.__name__
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("op", ["trace", "squeeze", "as_strided"])
+@pytest.mark.parametrize("shape", [(3, 3), (1, 3), (3, 1)])
+def test_gradients_pytorch_returns_as_views_are_views_made_in_no_grad_mode(op, shape):
+    """trace's, squeeze's and as_strided's gradients are views in PyTorch (of the zeros filled, of the
+    incoming gradient), made in no_grad mode when no graph is built: the same base, and the same error
+    when one is changed in place with grad mode on (wider grammar seed 15300384: trace's second
+    derivative, then ``add_`` of a tensor that requires grad)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    fns = {"trace": lambda x: x.trace(), "squeeze": lambda x: x.squeeze(),
+           "as_strided": lambda x: x.as_strided((2,), (1,))}
+    seen = []
+    for m in (torch, al):
+        x = m.tensor(np.linspace(-1, 1.3, math.prod(shape)).reshape(shape), dtype=m.float64,
+                     requires_grad=True)
+        y = fns[op](x)
+        (g,) = m.autograd.grad(y, x, m.ones_like(y))
+        t = fns[op](x)
+        (g1,) = m.autograd.grad((t * t).sum(), x, create_graph=True)
+        (g2,) = m.autograd.grad(g1.sum(), x)
+        errors = []
+        for v in (g, g2):
+            try:
+                v.add_(x * 1)
+                errors.append(None)
+            except RuntimeError as e:
+                errors.append(str(e).split(".")[0])
+        seen.append([(v._base is not None, None if v._base is None else tuple(v._base.shape), v.stride())
+                     for v in (g, g2)] + errors)
+    assert seen[1] == seen[0]
+    if seen[0][0][0]:  # (a squeeze of nothing gives the incoming gradient itself, in PyTorch too)
+        assert seen[1][2] == ("A view was created in no_grad mode and is being modified inplace with grad "
+                              "mode enabled")

@@ -617,7 +617,9 @@ def floor_divide(a: Any, other: Any, *, _op: str = "floor_divide") -> Tensor:
     _check_broadcast(x, y)
     dt = result_dtype(a, other)
     out = np.asarray(_floor_divide_values(x._data.astype(dt), y._data.astype(dt)))
-    return NotImplementedBackward.apply(_op, out, *_needing_grad(x, y))
+    # (laid out as PyTorch's TensorIterator: an expanded operand gives a row-major result, wider seed
+    # 15300042)
+    return NotImplementedBackward.apply(_op, iterator_layout(out, x._data, y._data), *_needing_grad(x, y))
 
 
 # ---------------------------------------------------------------------------- lerp, addcmul, addcdiv

@@ -447,10 +447,10 @@ class Trace(Function):
     def backward(ctx: Any, grad: Tensor) -> Tensor:
         n, m = ctx.shape  # PyTorch's trace_backward: grad filled into zeros at the diagonal's places
         positions = np.arange(min(n, m)) * (m + 1)  # (only the diagonal's min(n, m) places)
-        if not is_grad_enabled():  # no graph to build: the same, on the array
-            out = np.zeros(n * m, grad._data.dtype)
+        if not is_grad_enabled():  # no graph to build: the same, on the array; PyTorch's result is a view
+            out = np.zeros(n * m, grad._data.dtype)  # (made in no_grad mode) of the filled zeros
             out[positions] = grad._data
-            return Tensor._make(out.reshape(n, m))
+            return Tensor._make(out).view(n, m)
         zeros = Tensor._make(np.zeros(n * m, grad._data.dtype))
         return index_fill(zeros, 0, Tensor._make(positions.astype(np.int64)), grad).view(n, m)
 

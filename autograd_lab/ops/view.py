@@ -312,7 +312,10 @@ class AsStrided(Function):
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
         part = _strided(ctx.index) if is_grad_enabled() else None
         if part is None:
-            return AsStridedScatter.apply(grad, ctx.index, ctx.shape), None, None
+            out = AsStridedScatter.apply(grad, ctx.index, ctx.shape)
+            if not is_grad_enabled():  # PyTorch's result is a view of the zeros it scattered into (their
+                out = Tensor._make(out._data.reshape(-1)).view(ctx.shape)  # storage), made in no_grad mode
+            return out, None, None
         # create_graph: PyTorch's as_strided_backward, recorded: dimensions of size 1 squeezed and
         # broadcast ones (stride 0) summed out of grad, then grad copied into its place in zeros
         # (CopySlices), the whole seen as the input (AsStridedBackward0)
@@ -511,9 +514,9 @@ class Squeeze(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        if not is_grad_enabled():  # no graph to build: the same shape, on the array
-            return Tensor._make(grad._data.reshape(ctx.shape)), None
-        for d in sorted(ctx.dims):  # PyTorch's unsqueeze_to: one UnsqueezeBackward0 per squeezed dim
+        # PyTorch's unsqueeze_to: one UnsqueezeBackward0 per squeezed dim; without create_graph views too,
+        # of the incoming gradient (made in no_grad mode: not to be changed in place with grad mode on)
+        for d in sorted(ctx.dims):
             grad = grad.unsqueeze(d)
         return grad, None
 
