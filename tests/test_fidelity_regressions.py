@@ -2114,3 +2114,34 @@ def test_gradients_pytorch_returns_as_views_are_views_made_in_no_grad_mode(op, s
     if seen[0][0][0]:  # (a squeeze of nothing gives the incoming gradient itself, in PyTorch too)
         assert seen[1][2] == ("A view was created in no_grad mode and is being modified inplace with grad "
                               "mode enabled")
+
+
+def _copies_of_the_same_data(m):
+    out = []
+    x1 = m.tensor([[1.0], [1.0]], requires_grad=True)
+    v0 = m.autograd.grad(x1.sum(), x1)[0]  # sum's gradient: expanded (every element one place)
+    v0.copy_(v0)
+    e = m.ones(1).expand(3)
+    e.copy_(e)
+    e.copy_(e[:1].expand(3))  # another tensor, the same data
+    out += [v0._version, e._version, v0.tolist()]
+    y = m.ones(3, requires_grad=True) * 1
+    y.copy_(y)  # recorded: CopyBackwards
+    out.append((y._version, type(y.grad_fn).__name__))
+    z = m.ones(2, 3)
+    z.copy_(z.t().t(), non_blocking=True)
+    out.append(z._version)
+    for bad in (lambda: m.ones(3, requires_grad=True).copy_(m.ones(3)), lambda: z.copy_(z.t())):
+        with pytest.raises(RuntimeError) as e:
+            bad()
+        out.append(str(e.value))
+    return out
+
+
+@pytest.mark.torch
+def test_copy_of_the_very_same_data_is_left_as_it_is():
+    """Wider seed 16102556: ``v.copy_(v)`` of an expanded gradient raised the overlap error; PyTorch's copy
+    kernel returns first when source and destination are the same data (the version still counts)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _copies_of_the_same_data(al) == _copies_of_the_same_data(torch)

@@ -101,6 +101,25 @@ def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
     return fill_inplace(self, comparison.masked_fill, mask, value)
 
 
+_copy_checked = inplace_of(copies.copy_from)
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """``x.copy_(src)`` (``non_blocking`` changes nothing on a CPU). ``src`` the very same data
+    (``x.copy_(x)``, an expanded ``x`` too) is left as it is: PyTorch's kernel returns before its overlap
+    checks; with nothing to record, the version counts."""
+    if (type(src) is Tensor and not self._is_inference and _same_data(self._data, src._data)
+            and not (grad_mode.is_grad_enabled() and (self.requires_grad or src.requires_grad))):
+        self._version_counter.value += 1
+        return self
+    return _copy_checked(self, src)
+
+
+def _same_data(a: np.ndarray, b: np.ndarray) -> bool:
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+            and a.strides == b.strides and a.dtype == b.dtype)
+
+
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``x.clamp_(min, max)``: the bounds go to :func:`inplace` by position, where it looks for inputs
     that require grad (``d.clamp_(min=x)`` is recorded when ``x`` requires grad)."""
@@ -209,7 +228,7 @@ METHODS: dict[str, Any] = {
     "bool": copies.converter("bool"),
     "clone": copies.clone,
     "contiguous": copies.contiguous,
-    "copy_": inplace_of(copies.copy_from),
+    "copy_": _copy_,
     "fill_": copies.fill_,
     "zero_": copies.zero_,
     "equal": comparison.equal,
