@@ -2145,3 +2145,24 @@ def test_copy_of_the_very_same_data_is_left_as_it_is():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _copies_of_the_same_data(al) == _copies_of_the_same_data(torch)
+
+
+def _logcumsumexp_of_nothing(m):
+    from program_grammar import graph
+
+    out = []
+    for shape in ((0, 3), (2, 0), ()):
+        x = m.zeros(shape, dtype=m.float64, requires_grad=True)
+        y = x.logcumsumexp(-1 if shape else 0).mean((-1,) if shape else ())
+        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+        out.append((graph(g), g.shape))
+    return out
+
+
+@pytest.mark.torch
+def test_logcumsumexp_of_nothing_passes_the_gradient_on():
+    """Wider seed 16301691: PyTorch's logcumsumexp_backward returns the gradient itself for an empty
+    (or 0-d) input; the formula's nodes were recorded instead."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _logcumsumexp_of_nothing(al) == _logcumsumexp_of_nothing(torch)

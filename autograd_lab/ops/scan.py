@@ -114,7 +114,7 @@ class Logcumsumexp(Function):
 
         a, out = ctx.saved_tensors
         dim = ctx.dim
-        if a._data.ndim == 0:
+        if a._data.ndim == 0 or a._data.size == 0:  # (PyTorch's: grad itself, for nothing to sum too)
             return grad, None
         lowest = float(np.finfo(grad._data.dtype).min)
 
