@@ -232,7 +232,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:  # a view of a tensor that requires grad does too (as in PyTorch)
-        return (self._requires_grad or self.grad_fn is not None
+        # (the history as stored: reading the flag does not renew a view's, as in PyTorch)
+        return (self._requires_grad or self._grad_fn is not None
                 or self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter

@@ -2166,3 +2166,35 @@ def test_logcumsumexp_of_nothing_passes_the_gradient_on():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _logcumsumexp_of_nothing(al) == _logcumsumexp_of_nothing(torch)
+
+
+def _inplace_on_a_view_made_before_its_base_required_grad(m, touch):
+    x0 = m.tensor([1.0, -2.0], requires_grad=True)
+    v1 = m.zeros(2)
+    v3 = v1[:]  # its base requires no grad yet: no history
+    v1.add_(x0)
+    seen = []
+    if touch == "grad_fn":
+        seen.append(type(v3.grad_fn).__name__)  # read: the history is made now (AsStridedBackward0)
+    if touch == "requires_grad":
+        seen.append(v3.requires_grad)  # read: no history made
+    if touch == "used":
+        seen.append(type((v3 * 2).grad_fn).__name__)  # an input of a recorded op: made now
+    try:
+        v3.mul_(v3 if touch == "itself" else 2)
+        seen += [type(v3.grad_fn).__name__, type(v1.grad_fn).__name__]
+    except RuntimeError as e:
+        seen.append(str(e))
+    return seen
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("touch", ["none", "grad_fn", "requires_grad", "used", "itself"])
+def test_inplace_on_a_view_without_history_is_on_a_leaf(touch):
+    """Seed 36901218: a view made before its base required grad has no history until something reads it
+    (``.grad_fn``, or an op that takes it); PyTorch's in-place check reads the history as stored, so an
+    in-place op on such a view raises "a leaf Variable ...". Reading ``requires_grad`` makes no history."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours = _inplace_on_a_view_made_before_its_base_required_grad(al, touch)
+    assert ours == _inplace_on_a_view_made_before_its_base_required_grad(torch, touch)

@@ -308,13 +308,21 @@ def inplace(t: Tensor, op: Callable[..., Tensor], *args: Any, **kwargs: Any) -> 
 def _check_inplace(t: Tensor, args: tuple) -> None:
     """Autograd's errors for an in-place op in grad mode (PyTorch's ``check_inplace``), raised before
     the kernel's: a view that may not change in place, a leaf that requires grad."""
+    # a view's history as stored, before anything below reads (and so renews) it: PyTorch's check reads
+    # it so too, and a view made before its base required grad, not used since, still has none (a leaf)
+    stored = t._grad_fn
     args_need = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     base = t._base
     if base is not None:
         if args_need or t.requires_grad or base.requires_grad:
             _check_view_inplace(t, base)
+            if stored is None and base.requires_grad:
+                raise RuntimeError(LEAF_MESSAGE)
     elif t._requires_grad and t._grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(LEAF_MESSAGE)
+
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
 def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
@@ -368,7 +376,7 @@ def apply_inplace(t: Tensor, op: Callable[..., Tensor], args: tuple, kwargs: dic
     record = args_need or (grad_on and t.requires_grad)
     if record:
         if t.grad_fn is None and t._requires_grad:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError(LEAF_MESSAGE)
         # the old value of t, standing for it in the graph: same grad_fn edge, its own memory
         old = Tensor._make(np.array(t._data, copy=True), grad_fn=t.grad_fn, output_nr=t.output_nr)
         result = op(old, *args, **kwargs)
