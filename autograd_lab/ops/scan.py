@@ -31,6 +31,19 @@ def _scan_input(a: Tensor, dtype: Any) -> np.ndarray:
     return x.astype(np.int64) if x.dtype.kind in "biu" else x
 
 
+# PyTorch's CPU scans keep their running value in a wider type than a float32 or float16 tensor's
+# (at::acc_type: double, float) and round each step's value back; NumPy's run in the tensor's own dtype
+_WIDER = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.float16): np.dtype(np.float32)}
+
+
+def _accumulate(ufunc: np.ufunc, x: np.ndarray, dim: int) -> np.ndarray:
+    """``ufunc.accumulate`` along ``dim`` as PyTorch's scan computes it (see ``_WIDER``)."""
+    wider = _WIDER.get(x.dtype)
+    if wider is None:
+        return ufunc.accumulate(x, axis=dim)
+    return ufunc.accumulate(x.astype(wider), axis=dim).astype(x.dtype)
+
+
 class Cumsum(Function):
     node_name = "CumsumBackward0"
 
@@ -40,7 +53,7 @@ class Cumsum(Function):
         x = _scan_input(a, dtype)
         if not x.ndim:
             return Tensor._make(np.array(x, copy=True))
-        out = row_major(np.cumsum(x, axis=dim))
+        out = row_major(_accumulate(np.add, x, dim))
         # PyTorch's running sums start from 0.0, so never give -0.0 (NumPy's starts from the first term)
         return Tensor._make(out + out.dtype.type(0) if out.dtype.kind == "f" else out)
 
@@ -65,7 +78,7 @@ class Cumprod(Function):
     def forward(ctx: Any, a: Tensor, dim: int, dtype: Any) -> Tensor:
         ctx.dim = dim
         x = _scan_input(a, dtype)
-        out = Tensor._make(row_major(np.cumprod(x, axis=dim)) if x.ndim else np.array(x, copy=True))
+        out = Tensor._make(row_major(_accumulate(np.multiply, x, dim)) if x.ndim else np.array(x, copy=True))
         ctx.save_for_backward(a, out)
         return out
 
@@ -104,7 +117,7 @@ class Logcumsumexp(Function):
         ctx.dim = dim
         x = a._data
         with np.errstate(over="ignore", invalid="ignore"):
-            out = Tensor._make(np.logaddexp.accumulate(x, axis=dim) if x.ndim else np.array(x, copy=True))
+            out = Tensor._make(_accumulate(np.logaddexp, x, dim) if x.ndim else np.array(x, copy=True))
         ctx.save_for_backward(a, out)
         return out
 
