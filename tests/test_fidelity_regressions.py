@@ -2216,3 +2216,38 @@ def test_scans_keep_their_running_value_in_pytorchs_wider_type(op, dtype):
             ours, theirs = getattr(al.tensor(v), op)(dim), getattr(torch.tensor(v), op)(dim)
             assert ours.dtype == getattr(al, dtype) and ours.stride() == theirs.stride()
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def _cumprod_with_zeros(m, values, dim, dtype):
+    from program_grammar import graph
+
+    x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
+    y = x.cumprod(dim)
+    w = m.tensor(np.linspace(-1.3, 2.1, y.numel()).reshape(y.shape), dtype=x.dtype)
+    (g,) = m.autograd.grad(y, x, w, retain_graph=True)  # PyTorch's O(n) way, on the arrays here
+    (g1,) = m.autograd.grad((y * y).sum(), x, create_graph=True)  # its O(n^2) way, recorded
+    (g2,) = m.autograd.grad((g1 * w).sum(), x)
+    return g.numpy(), g.stride(), graph(g1), g1.detach().numpy(), g2.numpy()
+
+
+CUMPROD_ZEROS = [  # (values, dim): one zero, two, at the ends, rows without any, along each dim
+    ([0.5, 0.0, 2.0, -1.5, 3.0], 0), ([0.0, 0.5, 0.0, 2.0, 0.0], 0), ([1.5, -2.0, 0.7, 0.0], 0),
+    ([[0.5, 0.0, 2.0], [1.5, -1.0, 0.3], [0.0, 0.0, 4.0]], 1), ([[0.5, 0.0, 2.0], [1.5, -1.0, 0.3]], 0),
+    ([[[0.0, 1.2], [2.0, -0.5]], [[0.3, 0.0], [1.1, 0.9]]], 2), ([[[0.0, 1.2], [2.0, -0.5]]], 1),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("values", "dim"), CUMPROD_ZEROS)
+def test_cumprods_gradient_with_zeros_is_pytorchs_both_ways(values, dim, dtype):
+    """Wider seed 18500346: cumprod of an input holding zeros. Without create_graph PyTorch computes the
+    gradient by masks (O(n)), with it by the products that leave each element out (O(n^2), CopySlices
+    into zeros), whose derivative is the true second one: the same values (to a sum's rounding), the same
+    graph and layout."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _cumprod_with_zeros(al, values, dim, dtype), _cumprod_with_zeros(torch, values, dim, dtype)
+    assert ours[1:3] == theirs[1:3]
+    for o, t in zip(ours[:1] + ours[3:], theirs[:1] + theirs[3:]):  # (sums: in NumPy's order of terms)
+        np.testing.assert_allclose(o, t, rtol=1e-13 if dtype == "float64" else 1e-6, atol=1e-6)

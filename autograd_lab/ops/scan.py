@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import logical_xor, where
 from .indexing import narrow
@@ -90,16 +91,56 @@ class Cumprod(Function):
             return grad, None, None
         if not np.any(a._data == 0):  # sum over j >= i of grad_j out_j, divided by a_i
             return _flip(_flip(out * grad, dim).cumsum(dim), dim) / a, None, None  # (PyTorch: out * grad)
-        # with zeros: d out_j / d a_i = prod_{k <= j, k != i} a_k, for every pair (i, j) at once
+        # with zeros: d out_j / d a_i = prod_{k <= j, k != i} a_k (PyTorch's cumprod_backward, both paths)
+        if not is_grad_enabled():
+            return Tensor._make(_cumprod_grad_with_zeros(grad._data, a._data, out._data, dim)), None, None
+        return _cumprod_grad_recorded(grad, a, dim), None, None
 
-        n = a._data.shape[dim]
-        x = a.transpose(dim, -1) if a._data.ndim > 1 else a
-        g = grad.transpose(dim, -1) if a._data.ndim > 1 else grad
-        eye = Tensor._make(np.eye(n, dtype=bool))
-        rows = where(eye, 1.0, x.unsqueeze(-2).expand(*x._data.shape[:-1], n, n))
-        upper = Tensor._make(np.triu(np.ones((n, n), dtype=a._data.dtype)))
-        result = (rows.cumprod(-1) * g.unsqueeze(-2) * upper).sum(-1)
-        return (result.transpose(dim, -1) if a._data.ndim > 1 else result), None, None
+
+def _cumprod_grad_with_zeros(g: np.ndarray, x: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
+    """cumprod's gradient for an input ``x`` holding zeros (``y`` the result), PyTorch's O(n) way: before
+    the first zero of a row as without zeros; at the first zero the products over the slice up to the
+    second zero; after it 0."""
+    w = y * g
+    zeros_so_far = np.cumsum(x == 0, axis=dim)
+    out = np.zeros(x.shape, g.dtype)
+    mask = zeros_so_far == 0  # before the first zero
+    before = np.flip(_accumulate(np.add, np.flip(np.where(mask, w, 0), dim), dim), dim) / x
+    out[mask] = before[mask]
+    mask = zeros_so_far == 1  # from the first zero to the second
+    first = np.argmax(mask, axis=dim, keepdims=True)  # (0 where a row has no zero: masked out next)
+    at_first = np.zeros(x.shape, bool)
+    np.put_along_axis(at_first, first, True, axis=dim)
+    at_first &= mask
+    mask &= ~at_first
+    products = _accumulate(np.multiply, np.where(mask, x, 1), dim) * np.where(zeros_so_far != 1, 0, g)
+    total = np.add.reduce(products, axis=dim, keepdims=True)
+    until = np.take_along_axis(y, np.maximum(first - 1, 0), axis=dim)
+    total = total * np.where(first == 0, 1, until).astype(g.dtype, copy=False)
+    out[at_first] = np.broadcast_to(total, x.shape)[at_first]
+    return out
+
+
+def _cumprod_grad_recorded(grad: Tensor, a: Tensor, dim: int) -> Tensor:
+    """The same gradient under ``create_graph``, as PyTorch records it (its O(n^2) way, whose own
+    derivative is cumprod's second): for each k, the products that leave ``a_k`` out, times the
+    gradient, summed into place k of zeros."""
+    n = a._data.shape[dim]
+    result = Tensor._make(np.zeros(a._data.shape, grad._data.dtype))
+    ones_shape = list(a._data.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(np.ones(1, grad._data.dtype)).expand(*ones_shape)
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, narrow(a, dim, 1, n - 1).cumprod(dim)], dim)
+        elif k == n - 1:
+            omitted = narrow(a, dim, 0, k).prod(dim, keepdim=True)
+        else:
+            until = narrow(a, dim, 0, k).prod(dim, keepdim=True)
+            after = narrow(a, dim, k + 1, n - k - 1).cumprod(dim)
+            omitted = cat([until, until.expand_as(after) * after], dim)
+        result.select(dim, k).copy_((narrow(grad, dim, k, n - k) * omitted).sum(dim))
+    return result
 
 
 def cumprod(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
