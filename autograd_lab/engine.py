@@ -35,7 +35,15 @@ import numpy as np
 
 from . import grad_mode
 from .dtypes import quiet as _quiet
-from .function import AccumulateGrad, Node, _anomaly, gradient_edge, is_anomaly_enabled
+from .function import (
+    AccumulateGrad,
+    Node,
+    _anomaly,
+    checked_hook_result,
+    gradient_edge,
+    hook_name,
+    is_anomaly_enabled,
+)
 from .tensor import Tensor
 
 Observer = Callable[[Node, tuple, tuple], None]
@@ -404,7 +412,7 @@ def _call_function(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | Non
         # PyTorch's names, seen from the forward op: hook(grad_inputs, grad_outputs)
         new = hook(tuple(grads_out), tuple(grads))
         if new is not None:
-            grads_out = tuple(new)
+            grads_out = _checked_tuple(tuple(grads_out), new, hook)
     return grads_out
 
 
@@ -417,7 +425,7 @@ def _tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | N
                 break
             new = hook(grads[nr])
             if new is not None:
-                grads[nr] = new
+                grads[nr] = checked_hook_result(grads[nr], new, hook)
     for nr, ref in tuple(node._retained.items()):
         t = ref()
         if t is not None and grads[nr] is not None and t.grad_fn is node:
@@ -430,8 +438,18 @@ def _node_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
     for hook in tuple(node._pre_hooks.values()):
         new = hook(tuple(grads))
         if new is not None:
-            grads = list(new)
+            grads = list(_checked_tuple(tuple(grads), new, hook))
     return grads
+
+
+def _checked_tuple(old: tuple, new: Any, hook: Callable) -> tuple:
+    """The gradients a node's hook returned in place of ``old``: a tuple of as many, each checked."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
+                           f"{len(new)}, but expected {len(old)})")
+    return tuple(None if n is None else checked_hook_result(o, n, hook) for o, n in zip(old, new))
 
 
 # ---------------------------------------------------------------------------- gradients

@@ -424,6 +424,8 @@ class BackwardNode(Node, FunctionCtx):
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
         if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
                                        else _has_none(grad_outputs)):  # unused outputs: zeros
+            if self._builtin and all(g is None for g in grad_outputs):  # PyTorch's own nodes: no gradient
+                return (None,) * len(self._tensor_positions)  # in, none out (a hook's None, say)
             grad_outputs = tuple(
                 g if g is not None else Tensor._make(np.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grad_outputs, self._output_meta)
@@ -578,7 +580,32 @@ class AccumulateGrad(Node):
                 var._grad._version_counter.value += 1
             except ValueError:  # a read-only or broadcast .grad the user assigned
                 var._grad = Tensor._make(var._grad._data + grad._data)
+        if var._post_accumulate_grad_hooks:  # register_post_accumulate_grad_hook: after .grad is updated
+            for hook in list(var._post_accumulate_grad_hooks.values()):
+                if (result := hook(var)) is not None:  # (checked as any hook's result first, as PyTorch's)
+                    checked_hook_result(var, result, hook)
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
+
+
+def checked_hook_result(old: Tensor, new: Any, hook: Callable) -> Tensor:
+    """What a hook returned in place of the tensor ``old``, checked as PyTorch checks it: a tensor of
+    the same dtype and shape."""
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._data.dtype != old._data.dtype:
+        raise RuntimeError(f"hook '{hook_name(hook)}' has changed the type of value (was "
+                           f"{_legacy_type(old._data.dtype)} got {_legacy_type(new._data.dtype)})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
+    return new
+
+
+def hook_name(hook: Callable) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:

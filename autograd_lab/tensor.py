@@ -102,6 +102,7 @@ class Tensor:
 
     _counter: _VersionCounter | None = None  # made on first use: see _version_counter
     _leaf_hooks = OnFirstUse(dict)
+    _post_accumulate_grad_hooks: dict | None = None  # (PyTorch's attribute: None until one is registered)
     # defaults that _init need not store on every tensor
     _grad = None
     _retains_grad = False
@@ -117,13 +118,8 @@ class Tensor:
             self.name = name
 
     @classmethod
-    def _make(
-        cls,
-        data: np.ndarray,
-        requires_grad: bool = False,
-        grad_fn: Any = None,
-        output_nr: int = 0,
-    ) -> Tensor:
+    def _make(cls, data: np.ndarray, requires_grad: bool = False, grad_fn: Any = None,
+              output_nr: int = 0) -> Tensor:
         """Wrap an ndarray without copying (the fast path every op uses).
 
         NumPy returns scalars, not 0-d arrays, from operations on 0-d arrays: those are wrapped in
@@ -321,6 +317,19 @@ class Tensor:
             hooks = self.grad_fn._tensor_hooks.setdefault(self.output_nr, {})
         hooks[key] = hook
         return RemovableHandle(hooks, key)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Call ``hook(tensor)`` after backward has added this leaf's gradient into ``.grad`` (an
+        optimizer step inside backward, for one). The hook returns None."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        key = next(_hook_ids)
+        self._post_accumulate_grad_hooks[key] = hook
+        return RemovableHandle(self._post_accumulate_grad_hooks, key)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""

@@ -379,6 +379,104 @@ def test_hooks_see_replace_and_are_removed_like_pytorch():
         np.testing.assert_allclose(_flat(ours[2][key]), _flat(theirs[2][key]), err_msg=key)
 
 
+def _post_accumulate_program(m) -> list:
+    """``register_post_accumulate_grad_hook``: its checks, when its hooks run (after ``.grad`` is updated,
+    after the tensor's own hooks, never for ``autograd.grad``), their grad mode, removal, what they may
+    return, and an optimizer step inside backward."""
+    out: list = []
+    x = m.ones(2, requires_grad=True)
+    for bad in (lambda: (x * 2).register_post_accumulate_grad_hook(lambda p: None),
+                lambda: m.ones(2).register_post_accumulate_grad_hook(lambda p: None),
+                lambda: x[0].register_post_accumulate_grad_hook(lambda p: None)):
+        with pytest.raises(RuntimeError) as e:
+            bad()
+        out.append(str(e.value))
+    out.append(x._post_accumulate_grad_hooks)
+    log: list = []
+    first = x.register_post_accumulate_grad_hook(lambda p: log.append(("h1", p is x, p.grad.tolist())))
+    x.register_post_accumulate_grad_hook(lambda p: log.append(("h2", p.grad.tolist(), m.is_grad_enabled())))
+    x.register_hook(lambda g: log.append(("pre", g.tolist())))
+    (x * 3).sum().backward()
+    m.autograd.grad((x * 3).sum(), x)
+    first.remove()
+    (x * 3).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (create_graph's reference-cycle warning)
+        (x * x).sum().backward(create_graph=True)
+    out.append(log)
+    for result, error in ((5, TypeError), ("a", TypeError), (m.ones(1), RuntimeError)):
+        y = m.ones(2, requires_grad=True)
+        y.register_post_accumulate_grad_hook(lambda p, r=result: r)
+        with pytest.raises(error) as e:
+            (y * 2).sum().backward()
+        out.append((str(e.value), y.grad.tolist()))
+
+    def step(p):
+        with m.no_grad():
+            p.sub_(p.grad)
+        p.grad = None
+
+    y = m.ones(2, requires_grad=True)
+    y.register_post_accumulate_grad_hook(step)
+    (y * 2).sum().backward()
+    out.append((y.tolist(), y.grad))
+    return out
+
+
+@oracle
+def test_post_accumulate_grad_hooks_like_pytorch():
+    assert _post_accumulate_program(al) == _post_accumulate_program(torch)
+
+
+def _named_hook(g):
+    return g[:1]
+
+
+HOOK_RESULTS = {  # what a hook returns: where it is registered, the hook
+    "tensor: another size": ("tensor", lambda g: g[:1]),
+    "tensor: another dtype": ("tensor", lambda g: g.double()),
+    "tensor: a number": ("tensor", lambda g: 5),
+    "tensor: a list": ("tensor", lambda g: [g]),
+    "tensor: a named function": ("tensor", _named_hook),
+    "tensor: a new gradient": ("tensor", lambda g: g * 2),
+    "leaf: another size": ("leaf", lambda g: g[:1]),
+    "prehook: too many": ("pre", lambda gs: (gs[0], gs[0])),
+    "prehook: a list": ("pre", lambda gs: [gs[0] * 2]),
+    "prehook: a tensor": ("pre", lambda gs: gs[0]),
+    "prehook: another size": ("pre", lambda gs: (gs[0][:1],)),
+    "prehook: None for the gradient": ("pre", lambda gs: (None,)),
+    "prehook: a number": ("pre", lambda gs: 3),
+    "hook: too many": ("post", lambda gi, go: (gi[0], gi[0], gi[0])),
+    "hook: another size": ("post", lambda gi, go: (gi[0][:1], gi[1])),
+    "hook: a tensor": ("post", lambda gi, go: gi[0]),
+    "hook: None for one": ("post", lambda gi, go: (None, gi[1])),
+    "hook: another dtype": ("post", lambda gi, go: (gi[0].double(), gi[1])),
+    "hook: new gradients": ("post", lambda gi, go: (gi[0] * 2, gi[1])),
+}
+
+
+def _hook_result_program(m, where, hook):
+    x, w = m.ones(2, requires_grad=True), m.ones(2, requires_grad=True)
+    y = x * w
+    {"tensor": y.register_hook, "leaf": x.register_hook, "pre": y.grad_fn.register_prehook,
+     "post": y.grad_fn.register_hook}[where](hook)
+    try:
+        (y * 3).sum().backward()
+    except (RuntimeError, TypeError) as e:
+        return type(e).__name__, str(e)
+    return [None if t.grad is None else t.grad.tolist() for t in (x, w)]
+
+
+@oracle
+@pytest.mark.parametrize("case", sorted(HOOK_RESULTS))
+def test_what_a_hook_returns_is_checked_like_pytorch(case):
+    """A hook's result replaces a gradient only when it is one: a tensor (a tuple of as many, for a
+    node's hooks) of the same dtype and shape; else PyTorch's TypeError or RuntimeError, naming the
+    hook. A prehook's None leaves PyTorch's own node with no gradient: none flows on."""
+    where, hook = HOOK_RESULTS[case]
+    assert _hook_result_program(al, where, hook) == _hook_result_program(torch, where, hook)
+
+
 def _flat(nested) -> list[float]:
     if nested is None:
         return [np.nan]
