@@ -10,6 +10,8 @@ gradients of a backward through each; then what must still raise does.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -95,25 +97,32 @@ def test_the_fast_path_records_what_function_apply_records(op, ka, kb, shapes, d
         np.testing.assert_array_equal(gf, gg)
 
 
-def test_the_fast_path_is_taken():
-    """The operators above do go through record_binary (else the comparisons prove nothing)."""
+@contextlib.contextmanager
+def _spying(module):
+    """The Functions ``module`` hands to record_binary meanwhile, by name (a spy in its place)."""
     calls = []
 
     def spy(*args, **kwargs):
         calls.append(args[0].__name__)
         return record_binary(*args, **kwargs)
 
-    a = al.ones(2, 3, requires_grad=True)
-    original = arithmetic.record_binary
-    arithmetic.record_binary = spy
+    original = module.record_binary
+    module.record_binary = spy
     try:
+        yield calls
+    finally:
+        module.record_binary = original
+
+
+def test_the_fast_path_is_taken():
+    """The operators above do go through record_binary (else the comparisons prove nothing)."""
+    a = al.ones(2, 3, requires_grad=True)
+    with _spying(arithmetic) as calls:
         for fn, _, _ in OPS.values():
             fn(a, a)
             fn(a, 2.0)
         a.t() * 2.0  # a view: the general path
         al.ones(2, 3, dtype=al.float64, requires_grad=True) * a  # two dtypes: the general path
-    finally:
-        arithmetic.record_binary = original
     assert calls == ["Add", "Add", "Sub", "Sub", "Mul", "Mul", "Div", "Div"]
 
 
@@ -185,17 +194,9 @@ def test_the_matmul_fast_path_records_what_function_apply_records(ka, kb, shapes
 
 
 def test_the_matmul_fast_path_is_taken_and_left_where_it_must_be():
-    calls = []
-
-    def spy(*args, **kwargs):
-        calls.append(args[0].__name__)
-        return record_binary(*args, **kwargs)
-
     a = al.ones(2, 3, requires_grad=True)
     b = al.ones(3, 4)
-    original = linalg.record_binary
-    linalg.record_binary = spy
-    try:
+    with _spying(linalg) as calls:
         a @ b
         a.t().t() @ b  # a view: the general path (its gradient edge goes through the view)
         a @ b.double().float()  # (a result of another op: still the fast path)
@@ -204,8 +205,6 @@ def test_the_matmul_fast_path_is_taken_and_left_where_it_must_be():
         with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float "
                            "!= double"):
             a @ b.double()
-    finally:
-        linalg.record_binary = original
     assert calls == ["Mm", "Mm"]
 
 
