@@ -2251,3 +2251,31 @@ def test_cumprods_gradient_with_zeros_is_pytorchs_both_ways(values, dim, dtype):
     assert ours[1:3] == theirs[1:3]
     for o, t in zip(ours[:1] + ours[3:], theirs[:1] + theirs[3:]):  # (sums: in NumPy's order of terms)
         np.testing.assert_allclose(o, t, rtol=1e-13 if dtype == "float64" else 1e-6, atol=1e-6)
+
+
+def _layouts_of_ops_of_several_tensors(m):
+    x0 = m.tensor([[-2.0, 1.0, 0.5], [0.3, -1.0, 2.0]], dtype=m.float64)
+    bce = m.nn.functional.binary_cross_entropy
+    ops = [lambda a, b: m.addcdiv(a, b, b.abs() + 1, value=2.0), lambda a, b: m.logaddexp(a, b),
+           lambda a, b: m.lerp(a, b.expand_as(a).contiguous(), 0.3),
+           lambda a, b: m.lerp(a, a * 2, b.sigmoid()),
+           lambda a, b: bce(a.sigmoid(), b.sigmoid().expand_as(a), reduction="none"),
+           lambda a, b: bce(a.sigmoid(), b.sigmoid().expand_as(a), weight=b.expand_as(a).contiguous(),
+                            reduction="none")]
+    out = []
+    for a, b in ((x0.expand(2, 2, 3), m.tensor([0.7], dtype=m.float64)),  # an expanded first operand
+                 (x0.t()[None].expand(2, 3, 2), m.tensor([0.7], dtype=m.float64)),
+                 (x0.t(), m.tensor([[0.7, 0.2]], dtype=m.float64))):  # a transposed one
+        out += [f(a, b).stride() for f in ops]
+    return out
+
+
+@pytest.mark.torch
+def test_ops_of_several_tensors_lay_out_their_results_as_tensoriterator():
+    """Wider seed 21000687: addcdiv of an expanded tensor was laid out as that operand (NumPy's order),
+    so F.linear took the batched path (BmmBackward0) where PyTorch folds it into one mm. addcdiv,
+    logaddexp, lerp and binary_cross_entropy(reduction="none") now order their results' dims as
+    PyTorch's TensorIterator does."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _layouts_of_ops_of_several_tensors(al) == _layouts_of_ops_of_several_tensors(torch)

@@ -637,7 +637,8 @@ class LerpScalar(Function):
         ctx.weight = weight
         dt = a._data.dtype
         w = np.asarray(weight, dtype=dt)
-        return Tensor._make(np.asarray(_lerp_values(a._data, end._data, w)).astype(dt, copy=False))
+        out = np.asarray(_lerp_values(a._data, end._data, w)).astype(dt, copy=False)
+        return Tensor._make(iterator_layout(out, a._data, end._data))  # (TensorIterator's layout)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -654,8 +655,8 @@ class LerpTensor(Function):
         need_w = ctx.needs_input_grad[2]
         ctx.save_for_backward(a if need_w else None, end if need_w else None, weight)
         dt = a._data.dtype
-        out = _lerp_values(a._data, end._data, weight._data.astype(dt))
-        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+        out = np.asarray(_lerp_values(a._data, end._data, weight._data.astype(dt))).astype(dt, copy=False)
+        return Tensor._make(iterator_layout(out, a._data, end._data, weight._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor]:
@@ -749,7 +750,10 @@ class Addcdiv(Function):
         v = np.asarray(value).astype(dt)
         with _quiet():
             out = a._data.astype(dt) + v * (t1._data.astype(dt) / t2._data.astype(dt))
-        return Tensor._make(np.asarray(out).astype(dt, copy=False))
+        # (laid out as PyTorch's TensorIterator: an expanded operand gives a row-major result, wider
+        # seed 21000687)
+        out = np.asarray(out).astype(dt, copy=False)
+        return Tensor._make(iterator_layout(out, a._data, t1._data, t2._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor, None]:

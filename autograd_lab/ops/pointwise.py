@@ -851,8 +851,9 @@ class Logaddexp(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
         dt = result_dtype(a, b)
-        with _quiet():
-            return Tensor._make(np.asarray(np.logaddexp(a._data.astype(dt), b._data.astype(dt))))
+        with _quiet():  # (TensorIterator's layout: an expanded operand gives a row-major result)
+            out = np.asarray(np.logaddexp(a._data.astype(dt), b._data.astype(dt)))
+        return Tensor._make(iterator_layout(out, a._data, b._data))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:

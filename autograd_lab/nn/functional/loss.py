@@ -25,7 +25,7 @@ from ...dtypes import Size, scalar_type_name
 from ...function import Function
 from ...grad_mode import no_grad
 from ...ops import logarithmic, pointwise
-from ...ops.promotion import _const, binary_operands, broadcast_shape, cast
+from ...ops.promotion import _const, binary_operands, broadcast_shape, cast, iterator_layout
 from ...ops.scalar import AddNumber, DivNumber, MulNumber
 from ...tensor import Tensor
 from ._node import (
@@ -430,9 +430,10 @@ class BinaryCrossEntropy(Function):
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(d), -100)
             log_1mx = np.maximum(np.log1p(-d), -100)
-        loss = ((t - 1) * log_1mx - t * log_x).astype(d.dtype, copy=False)
-        if weight is not None:
-            loss = (loss * weight._data).astype(d.dtype, copy=False)
+        # (TensorIterator's layout of input and target: a transposed input gives a transposed loss)
+        loss = iterator_layout(((t - 1) * log_1mx - t * log_x).astype(d.dtype, copy=False), d, t)
+        if weight is not None:  # (PyTorch's loss.mul_(weight): in place, the loss's layout)
+            loss = iterator_layout((loss * weight._data).astype(d.dtype, copy=False), loss)
         ctx.save_for_backward(x, y, weight)
         ctx.reduction, ctx.count = reduction, loss.size
         _keep(ctx, reduction=_REDUCTION_ENUM[reduction])
