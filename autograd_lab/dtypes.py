@@ -199,6 +199,19 @@ def wrap_dim(dim: builtins.int, ndim: builtins.int) -> builtins.int:
     return dim % ndim if ndim > 0 else 0
 
 
+def empty_strides(t: Any) -> tuple[builtins.int, ...]:
+    """An empty tensor's strides as PyTorch keeps them (NumPy keeps none: its strides are all 0): as a
+    transpose or permute set them (``_empty_strides``), else row-major, a dimension of size 0 as 1."""
+    kept = getattr(t, "_empty_strides", None)
+    if kept is not None:
+        return kept
+    strides, step = [], 1
+    for size in reversed(t._data.shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
 def shape_str(shape: Any) -> str:
     """``[2, 3]``: a shape as PyTorch's messages write it."""
     return "[" + ", ".join(str(s) for s in shape) + "]"

@@ -180,8 +180,9 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim: int | None = None) -> Any:
-        """The step in elements between neighbours along each dimension."""
-        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        """The step in elements between neighbours along each dimension (an empty tensor's: PyTorch's)."""
+        steps = (tuple(s // self._data.itemsize for s in self._data.strides) if self._data.size
+                 else dtypes.empty_strides(self))
         return steps if dim is None else steps[wrap_dim(dim, self.ndim)]
 
     def data_ptr(self) -> int:

@@ -2279,3 +2279,32 @@ def test_ops_of_several_tensors_lay_out_their_results_as_tensoriterator():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _layouts_of_ops_of_several_tensors(al) == _layouts_of_ops_of_several_tensors(torch)
+
+
+def _empty_matrix_products(m):
+    from program_grammar import graph
+
+    out = []
+    for shape in ((0, 3), (3, 0), (1, 0), (0, 1)):
+        x = m.zeros(shape, dtype=m.float64, requires_grad=True)
+        out.append([v.stride() for v in (x, x.t(), x.t().t(), x.T, x.mT, x.permute(1, 0), x.transpose(0, 1))])
+        for f in (lambda v: v.mm(v.t()), lambda v: v.t().mm(v), lambda v: m.nn.functional.linear(v, v)):
+            try:
+                y = f(x)
+            except RuntimeError as e:
+                out.append(str(e))
+                continue
+            (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+            out.append((graph(g), g.shape))
+    return out
+
+
+@pytest.mark.torch
+def test_empty_tensors_keep_pytorchs_strides_through_transposes():
+    """Core seeds 37700358, 38801783, 39600054 (wider 17401484): NumPy keeps no strides for an empty
+    array, so ``x.mm(x.t())`` of an empty x took the transposed matrix for a row-major one and recorded
+    another second-derivative graph; an empty tensor's strides are now PyTorch's (row-major, and as
+    a transpose or permute sets them), and mm's gradients read them."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _empty_matrix_products(al) == _empty_matrix_products(torch)

@@ -160,8 +160,9 @@ def _column_major(t: Tensor) -> bool:
     along the rows, the number of rows along the columns (x.t() of a 1xn row is one: NumPy keeps the
     stride of a dimension of size 1, as PyTorch)."""
     d = t._data
-    if d.size == 0 and d.flags.c_contiguous:  # (NumPy's strides of an empty array are 0: PyTorch's 1x0)
-        return d.shape[0] == 1 and d.shape[1] <= 1
+    if d.size == 0:  # (NumPy keeps no strides for an empty array: PyTorch's, as Tensor.stride gives them)
+        steps = t.stride()
+        return steps[0] == 1 and steps[1] == d.shape[0]
     return d.strides[0] == d.itemsize and d.strides[1] == d.itemsize * d.shape[0]
 
 

@@ -382,7 +382,12 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, d0: int, d1: int) -> Tensor:
         ctx.dims = (d0, d1)
-        return _view(a, a._data[...] if d0 == d1 else np.swapaxes(a._data, d0, d1))
+        out = _view(a, a._data[...] if d0 == d1 else np.swapaxes(a._data, d0, d1))
+        if not out._data.size:  # (an empty one: PyTorch's strides, swapped, which decide mm's layouts)
+            steps = list(a.stride())
+            steps[d0], steps[d1] = steps[d1], steps[d0]
+            out._empty_strides = tuple(steps)
+        return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -443,7 +448,10 @@ class Permute(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...]) -> Tensor:
         ctx.inverse = tuple(int(i) for i in np.argsort(dims))
-        return _view(a, np.transpose(a._data, dims))
+        out = _view(a, np.transpose(a._data, dims))
+        if not out._data.size:  # (an empty one: PyTorch's strides, permuted)
+            out._empty_strides = tuple(a.stride()[d] for d in dims)
+        return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
