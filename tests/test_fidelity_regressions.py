@@ -2308,3 +2308,25 @@ def test_empty_tensors_keep_pytorchs_strides_through_transposes():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _empty_matrix_products(al) == _empty_matrix_products(torch)
+
+
+def _prod_of_everything_with_zeros(m):
+    from program_grammar import graph
+
+    out = []
+    x = m.tensor([[[0.0, 0.0, -1.0, 2.0]], [[0.0, -1.0, -1.0, 0.0]]], dtype=m.float64, requires_grad=True)
+    for f in (lambda v: v.expand(2, *v.shape).prod(), lambda v: v.transpose(0, 2).prod(), lambda v: v.prod(),
+              lambda v: v[:1, :, :1].prod(), lambda v: (v + 1).expand(3, *v.shape).prod()):
+        (g,) = m.autograd.grad(f(x) ** 2, x, create_graph=True)
+        out.append((graph(g), np.round(g.detach().numpy(), 10).tolist()))
+    return out
+
+
+@pytest.mark.torch
+def test_prods_gradient_with_zeros_is_of_the_contiguous_input_viewed_flat():
+    """Core seed 42900467: prod() of an input holding zeros differentiates, as PyTorch's prod_backward,
+    ``input.contiguous().view(-1)`` and views the result back (``view_as``): an expanded or transposed
+    input was reshaped (UnsafeViewBackward0) where PyTorch records CloneBackward0 and ViewBackward0."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _prod_of_everything_with_zeros(al) == _prod_of_everything_with_zeros(torch)

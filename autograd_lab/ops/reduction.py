@@ -697,10 +697,11 @@ class ProdAll(Function):
             return grad, None
         if not np.any(a._data == 0):
             return grad * (out / a), None
-        if a._data.size == 1:  # PyTorch's prod_safe_zeros_backward: nothing else to multiply
-            return grad.reshape(a._data.shape), None
-        flat = a.reshape(-1)
-        return (grad * _exclusive_products(flat, 0)).reshape(a._data.shape), None
+        # PyTorch's prod_safe_zeros_backward of input.contiguous().view(-1), then .view_as(input)
+        if a._data.size == 1:  # (nothing else to multiply)
+            return grad.view_as(a), None
+        flat = a.contiguous().view(-1)
+        return (grad * _exclusive_products(flat, 0)).view_as(a), None
 
 
 class ProdDim(Function):
