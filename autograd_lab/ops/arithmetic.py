@@ -293,11 +293,8 @@ class DivMode(Function):
         ctx._saved_rounding_mode = mode
         dt = result_dtype(a, b)
         rounded = _floor_divide_values if mode == "floor" else _trunc_divide_values
-        x, y = a._data, b._data
-        out = np.asarray(rounded(x.astype(dt), y.astype(dt)))
-        if x.flags.c_contiguous and y.flags.c_contiguous and (x.shape == y.shape or 1 not in out.shape):
-            return Tensor._make(out)
-        return Tensor._make(iterator_layout(out, x, y))  # (an expanded operand: PyTorch's layout)
+        out = np.asarray(rounded(a._data.astype(dt), b._data.astype(dt)))
+        return Tensor._make(iterator_layout(out, a._data, b._data))  # (an expanded operand: PyTorch's layout)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:

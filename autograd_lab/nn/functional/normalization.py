@@ -135,11 +135,8 @@ class BatchNormBackward(Function):
                                                            need_grad, need_x, need_w)
         else:  # the running statistics are constants: each gradient is linear in grad, x and weight
             mean, invstd = (Tensor._make(a.reshape(shape)) for a in ctx.stats)
-            x_hat = (x - mean) * invstd
-            terms = [ggx * w * invstd if w is not None else ggx * invstd] if ggx is not None else []
-            terms += [ggw * x_hat] if ggw is not None else []
-            terms += [ggb.expand_as(grad)] if ggb is not None else []
-            d_grad = sum(terms[1:], terms[0]) if need_grad and terms else None
+            first = (ggx * w * invstd if w is not None else ggx * invstd) if ggx is not None else None
+            d_grad = _by_grad_out(first, ggw, ggb, (x - mean) * invstd, grad) if need_grad else None
             d_x = ggw * grad * invstd if need_x and ggw is not None else None
             d_w = ggx * grad * invstd if need_w and ggx is not None else None
         if d_w is not None:  # (per channel: summed over the batch and spatial dims)
@@ -288,6 +285,16 @@ class LayerNormBackward(Function):
         return d_grad, d_x, None, None, d_w, None, None  # (the node sums d_w back to the weight's shape)
 
 
+def _by_grad_out(first: Tensor | None, ggw: Tensor | None, ggb: Tensor | None, x_hat: Tensor,
+                 grad: Tensor) -> Tensor | None:
+    """A normalisation's gradients differentiated by the incoming gradient, summed in PyTorch's order:
+    ``first`` (what reaches grad_input, times the weight), ``ggw * x̂``, ``ggb``."""
+    terms = [first] if first is not None else []
+    terms += [ggw * x_hat] if ggw is not None else []
+    terms += [ggb.expand_as(grad)] if ggb is not None else []
+    return sum(terms[1:], terms[0]) if terms else None
+
+
 def _normalized_double_backward(grad: Tensor, x: Tensor, weight: Tensor | None, ggx: Tensor | None,
                                 ggw: Tensor | None, ggb: Tensor | None, axes: tuple, eps: float,
                                 need_grad: bool, need_x: bool, need_w: bool) -> tuple:
@@ -307,10 +314,8 @@ def _normalized_double_backward(grad: Tensor, x: Tensor, weight: Tensor | None, 
     d_grad = d_x = d_w = None
     px = r * project(ggx) if ggx is not None else None
     if need_grad:
-        terms = [px * weight if weight is not None else px] if px is not None else []
-        terms += [ggw * x_hat] if ggw is not None else []
-        terms += [ggb.expand_as(grad)] if ggb is not None else []
-        d_grad = sum(terms[1:], terms[0]) if terms else None
+        first = (px * weight if weight is not None else px) if px is not None else None
+        d_grad = _by_grad_out(first, ggw, ggb, x_hat, grad)
     if need_w and px is not None:
         d_w = grad * px
     if need_x and (ggx is not None or ggw is not None):
