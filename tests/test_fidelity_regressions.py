@@ -2330,3 +2330,67 @@ def test_prods_gradient_with_zeros_is_of_the_contiguous_input_viewed_flat():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _prod_of_everything_with_zeros(al) == _prod_of_everything_with_zeros(torch)
+
+
+def _moments_cases(dtype):
+    """Random var/std/var_mean/std_mean calls: shapes up to 3-d, one dim, several or all, both corrections,
+    values over six decades, some rounded to one decimal (ties and constant rows), some transposed."""
+    rng = np.random.default_rng(16)
+    for _ in range(150):
+        shape = tuple(int(n) for n in rng.integers(1, 6, size=rng.integers(1, 4)))
+        x = rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 3)
+        if rng.random() < 0.3:
+            x = np.round(x, 1)
+        x = x.astype(dtype)
+        if x.ndim > 1 and rng.random() < 0.3:
+            x = x.T
+        pick = rng.random()
+        dims = (tuple(range(x.ndim)) if pick < 0.4 else (int(rng.integers(0, x.ndim)),) if pick < 0.8
+                else tuple(sorted({int(d) for d in rng.integers(0, x.ndim, size=2)})))
+        yield x, dims, int(rng.integers(0, 2)), bool(rng.random() < 0.5)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_variance_is_pytorchs_double_accumulation_bit_for_bit(fn, dtype):
+    """PyTorch's CPU variance accumulates in double for every dtype: over every dim of size > 1 the squared
+    deviations from the mean summed one by one (var, std), else Welford's update element by element
+    (var_mean, std_mean always), rounded to the dtype at the end (the square root taken in double; half
+    through float). In float32 NumPy's own var agreed with it on about half of these calls; float64 full
+    reductions differ where the mean does (the README's sum order), so they are compared to rounding."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for x, dims, correction, keepdim in _moments_cases(dtype):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # degrees of freedom <= 0: both warn (tested elsewhere)
+            ours = getattr(al, fn)(al.tensor(x), dim=dims, correction=correction, keepdim=keepdim)
+            theirs = getattr(torch, fn)(torch.tensor(x), dim=dims, correction=correction, keepdim=keepdim)
+        ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
+        full = fn in ("var", "std") and dtype == np.float64 and math.prod(
+            n for d, n in enumerate(x.shape) if d not in dims) == 1
+        for o, t in zip(ours, theirs):
+            assert o.dtype == al.float16 if dtype == np.float16 else o.dtype.itemsize == x.itemsize
+            if full:
+                np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-14, atol=0)
+            else:
+                assert np.array_equal(o.numpy(), t.numpy(), equal_nan=True), (x, dims, correction, o, t)
+
+
+def _moments_of_extremes(m):
+    # a float32 sum of two -max overflows, and float32 squares of its deviations would too (wide seed
+    # 24700251: PyTorch 1.6e38, NumPy's float32 var inf); an infinity in Welford's update turns the mean
+    # and the variance of the rest of its row to nan (wide seed 24600811: the reciprocal of 0)
+    big = m.tensor([[-3.4e38, 0.0, 1.0], [-3.4e38, -3.4e38, 2.0]], dtype=m.float32)
+    with_inf = m.tensor([[1.0, -1.0, 0.0, 1.0], [-1.0, 1.0, 0.0, -1.0]], dtype=m.float64).reciprocal()
+    return [m.std(big.sum(0, keepdim=True), dim=-2, correction=0).tolist(), big.var(1).tolist(),
+            [t.tolist() for t in m.var_mean(with_inf, 1)], [t.tolist() for t in m.std_mean(with_inf, 0)],
+            with_inf.var(1).tolist(), m.var_mean(with_inf)[1].item()]
+
+
+@pytest.mark.torch
+def test_variance_of_extreme_values_is_pytorchs():
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _moments_of_extremes(al), _moments_of_extremes(torch)
+    assert repr(ours) == repr(theirs)

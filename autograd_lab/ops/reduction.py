@@ -224,15 +224,64 @@ def _silent() -> Iterator[None]:
         yield
 
 
-def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool) -> np.ndarray:
-    """NumPy's variance, quietly: too few elements give inf or nan, as in PyTorch (which warns itself,
-    :func:`_warn_degrees_of_freedom`). Over some of the dims, of the data less each row's first element:
-    a constant row then gives exactly 0, as PyTorch's Welford kernel (NumPy's mean of -0.2, -0.2, -0.2 is
-    not -0.2); over all of them, PyTorch's two passes round as NumPy's."""
+# PyTorch's CPU variance accumulates in double, whatever the tensor's dtype, in one of two ways (ATen's
+# std_var_out): a reduction over every dim of size > 1 sums the squared deviations from the mean one by one
+# (std_var_all_cpu; var and std only), any other (and var_mean, std_mean always) runs Welford's update per
+# element (WelfordOps). Replaying Welford's update element by element is a Python loop: it runs where the
+# vectorised two-pass formula would round otherwise (float64) or give another inf or nan (an infinity in
+# the data), up to this many elements per result; beyond, the two passes in double.
+WELFORD_MAX = 256
+
+
+def _np_var(x: np.ndarray, dims: tuple[int, ...], correction: float, keepdim: bool, take_sqrt: bool = False,
+            with_mean: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """The variance of ``x`` over ``dims`` (its square root with ``take_sqrt``) as PyTorch's CPU kernels
+    compute it, and with ``with_mean`` (var_mean, std_mean) the mean of the same update; in ``x``'s dtype,
+    rounded from double as PyTorch rounds (float16 through float32). Too few elements give inf or nan, as
+    in PyTorch (which warns itself, :func:`_warn_degrees_of_freedom`)."""
+    n = math.prod(x.shape[d] for d in dims)
+    kept = [d for d in range(x.ndim) if d not in dims]
+    shape = tuple(1 if d in dims else x.shape[d] for d in range(x.ndim)) if keepdim else \
+        tuple(x.shape[d] for d in kept)
+    if not n:  # nothing to reduce: nan (PyTorch fills the result so)
+        return np.full(shape, np.nan, x.dtype), np.full(shape, np.nan, x.dtype) if with_mean else None
+    # the reduced elements last, in the order PyTorch's iterator visits them: memory order (the smallest
+    # stride innermost; the sort is stable, so the dims keep their own order where strides tie)
+    order = sorted(dims, key=lambda d: -abs(x.strides[d]))
+    rows = np.transpose(x, kept + order).astype(np.float64).reshape(*(x.shape[d] for d in kept), n)
+    divisor = n - correction if n > correction else 0.0
     with _silent():
-        if x.size and len(set(dims)) < x.ndim:
-            x = x - x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.ndim))]
-        return np.var(x, axis=dims, ddof=correction, keepdims=keepdim)
+        every = math.prod(x.shape[d] for d in kept) == 1  # every dim of size > 1 reduced
+        if every and not with_mean and x.dtype != np.float16:  # (half takes Welford's way)
+            deviations = rows.reshape(-1) - np.float64(np.mean(x, dtype=x.dtype))  # (x.mean(), x's dtype)
+            total = np.add.accumulate(deviations * deviations)[-1]  # one by one, as PyTorch's loop
+            return _from_double(np.full(shape, total / divisor), x.dtype, take_sqrt), None
+        if n <= WELFORD_MAX and (with_mean or x.dtype != np.float32 or not np.isfinite(x).all()):
+            mean = m2 = np.zeros(rows.shape[:-1])
+            for i in range(n):  # WelfordOps::reduce
+                value = rows[..., i]
+                delta = value - mean
+                mean = mean + delta / (i + 1)
+                m2 = m2 + delta * (value - mean)
+        else:  # two passes, from each row's first element: a constant row gives exactly 0, as Welford's
+            first = rows[..., :1]
+            shifted = rows - first
+            offset = np.mean(shifted, axis=-1, keepdims=True)
+            centered = shifted - offset
+            m2 = np.sum(centered * centered, axis=-1)
+            mean = (offset + first)[..., 0]
+        return (_from_double((m2 / divisor).reshape(shape), x.dtype, take_sqrt),
+                _from_double(mean.reshape(shape), x.dtype) if with_mean else None)
+
+
+def _from_double(values: np.ndarray, dtype: np.dtype, take_sqrt: bool = False) -> np.ndarray:
+    """A result computed in double, its square root taken there with ``take_sqrt``, in ``dtype`` as
+    PyTorch's cast rounds it (to half through float: c10::Half is made from a float)."""
+    if take_sqrt:
+        values = np.sqrt(values)
+    if dtype == np.float16:
+        values = values.astype(np.float32)
+    return values.astype(dtype)
 
 
 def _warn_degrees_of_freedom(name: str, a: Tensor, dims: tuple[int, ...], correction: float,
@@ -286,8 +335,7 @@ class Var(Function):
                 every: bool = False) -> Tensor:
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
-        out = _np_var(a._data, dims, correction, keepdim)
-        return Tensor._make(row_major(out, dtype=a._data.dtype))
+        return Tensor._make(row_major(_np_var(a._data, dims, correction, keepdim)[0]))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
@@ -311,8 +359,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: int,
                 every: bool = False) -> Tensor:
-        out = Tensor._make(row_major(np.sqrt(_np_var(a._data, dims, correction, keepdim)),
-                                      dtype=a._data.dtype))
+        out = Tensor._make(row_major(_np_var(a._data, dims, correction, keepdim, take_sqrt=True)[0]))
         ctx.save_for_backward(a, out)
         ctx.dims, ctx.keepdim, ctx.correction, ctx.every = dims, keepdim, correction, every
         return out
@@ -343,11 +390,8 @@ class VarMean(Function):
                 correction: float) -> tuple[Tensor, Tensor]:
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
-        v = _np_var(a._data, dims, correction, keepdim)
-        with _silent():
-            m = np.mean(a._data, axis=dims, keepdims=keepdim)
-        dt = a._data.dtype
-        return Tensor._make(row_major(v, dtype=dt)), Tensor._make(row_major(m, dtype=dt))
+        v, m = _np_var(a._data, dims, correction, keepdim, with_mean=True)
+        return Tensor._make(row_major(v)), Tensor._make(row_major(m))
 
     @staticmethod
     def backward(ctx: Any, grad_var: Tensor, grad_mean: Tensor) -> tuple[Tensor, None, None, None]:
@@ -368,13 +412,10 @@ class StdMean(Function):
     def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool,
                 correction: float) -> tuple[Tensor, Tensor]:
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
-        s = np.sqrt(_np_var(a._data, dims, correction, keepdim))
-        with _silent():
-            m = np.mean(a._data, axis=dims, keepdims=keepdim)
-        dt = a._data.dtype
-        std_out = Tensor._make(row_major(s, dtype=dt))
+        s, m = _np_var(a._data, dims, correction, keepdim, take_sqrt=True, with_mean=True)
+        std_out = Tensor._make(row_major(s))
         ctx.save_for_backward(a, std_out)
-        return std_out, Tensor._make(row_major(m, dtype=dt))
+        return std_out, Tensor._make(row_major(m))
 
     @staticmethod
     def backward(ctx: Any, grad_std: Tensor, grad_mean: Tensor) -> tuple[Tensor, None, None, None]:
