@@ -30,7 +30,7 @@ import numpy as np
 from . import dtypes, grad_mode
 from .dtypes import quiet_off as _quiet_off
 from .dtypes import quiet_on as _quiet_on
-from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor
+from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor, ViewMeta
 
 _sequence = itertools.count()
 _GRAD = grad_mode._state  # read on every op: its attribute, not a function call
@@ -489,7 +489,9 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
             )
         if _GRAD.enabled:  # create_graph: the sum is recorded
             g = g.sum_to_size(shape)
-        else:  # nothing to record: sum_to_size's own reduction, on the array
+        elif g._data.ndim > len(shape):  # nothing to record: sum_to_size's reduction on the array, and as
+            g = _no_grad_view(_sum_to_shape(g._data, shape, keep=True), shape)  # PyTorch's a view of it
+        else:
             g = Tensor._make(_sum_to_shape(g._data, shape))
     if g._data.dtype != dtype and not (index == 0 and node._keep_first_dtype):
         g = g.to(_dtype_of(dtype))
@@ -499,9 +501,10 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
 _SUMMED_DIMS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
 
 
-def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...], keep: bool = False) -> np.ndarray:
     """``sum_to_size`` on an array (the dims it sums, worked out once per pair of shapes;
-    ``np.add.reduce`` is what ``np.sum`` calls)."""
+    ``np.add.reduce`` is what ``np.sum`` calls); with ``keep``, the sum with its leading dims kept, as
+    PyTorch's ``at::sum_to`` makes it before viewing it as ``shape``."""
     key = (data.shape, shape)
     dims = _SUMMED_DIMS.get(key)
     if dims is None:
@@ -515,7 +518,19 @@ def _sum_to_shape(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     out = np.add.reduce(data, axis=dims, keepdims=True)
     if not data.flags.c_contiguous:  # PyTorch's sum is laid out by rows, NumPy's as its input (a size-1
         out = np.ascontiguousarray(out).reshape(-1).reshape(out.shape)  # dim's stride too)
-    return out if out.shape == shape else out.reshape(shape)  # (a view only where PyTorch's is one)
+    return out if keep or out.shape == shape else out.reshape(shape)
+
+
+def _no_grad_view(summed: np.ndarray, shape: tuple[int, ...]) -> Tensor:
+    """A sum with its leading dims kept, viewed as ``shape``: what PyTorch's ``at::sum_to`` returns where
+    it drops leading dims. Made in no_grad mode (a backward), so changing it in place with grad mode on
+    is PyTorch's error."""
+    base = Tensor._make(summed)
+    t = Tensor._make(summed.reshape(shape))
+    t._version_counter = base._version_counter
+    t._base = base
+    t._view_meta = ViewMeta(0, True)
+    return t
 
 
 def _dtype_of(np_dtype: np.dtype) -> Any:

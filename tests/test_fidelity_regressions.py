@@ -2394,3 +2394,33 @@ def test_variance_of_extreme_values_is_pytorchs():
         pytest.skip("PyTorch is not installed")
     ours, theirs = _moments_of_extremes(al), _moments_of_extremes(torch)
     assert repr(ours) == repr(theirs)
+
+
+def _gradient_summed_over_leading_dims(m):
+    x0 = m.tensor([1.0], requires_grad=True)
+    x1 = m.ones(2, 2, 3, requires_grad=True)
+    v0 = m.add(x1, x0, alpha=2.0)
+    g = m.autograd.grad(v0.sum(), x0, retain_graph=True)[0]
+    seen = [tuple(g._base.shape), g._base.stride(), g._version]
+    try:
+        g.sub_(v0, alpha=2)  # (its shape is wrong too: the view's error comes first)
+    except RuntimeError as e:
+        seen.append(str(e))
+    with m.no_grad():
+        g.add_(1)  # in no_grad mode it may change: its base (the sum) sees it
+    seen += [g._base.tolist(), g._base._version]
+    b = m.ones(3, requires_grad=True)
+    x = m.ones(2, 3).t().requires_grad_()
+    (x.t() + b).sum().backward()  # .grad is never a view: AccumulateGrad takes a copy
+    gb = m.autograd.grad((x.t() * b).sum(), b)[0]
+    gk = m.autograd.grad((x.t() * m.ones(1, 3, requires_grad=True)).sum(), x)[0]  # no leading dims
+    return seen + [b.grad._base is None, tuple(gb._base.shape), gb._base.stride(), gk._base is None]
+
+
+@pytest.mark.torch
+def test_a_gradient_summed_over_leading_dims_is_a_view_made_in_no_grad_mode():
+    """PyTorch's at::sum_to views the sum it keeps the leading dims of (wide seed 24901669: changing such
+    a gradient from autograd.grad in place with grad mode on raised the broadcast error, not PyTorch's)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _gradient_summed_over_leading_dims(al) == _gradient_summed_over_leading_dims(torch)
