@@ -2424,3 +2424,22 @@ def test_a_gradient_summed_over_leading_dims_is_a_view_made_in_no_grad_mode():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _gradient_summed_over_leading_dims(al) == _gradient_summed_over_leading_dims(torch)
+
+
+def _layer_norm_of_negative_zeros(m):
+    F = m.nn.functional
+    x, row = m.tensor([[-0.0]], dtype=m.float64), m.tensor([[-0.0, -0.0]])
+    signed = m.tensor([-0.0, 0.0])
+    return [(1 / F.layer_norm(x, (1,))).tolist(), (1 / F.layer_norm(row, (2,))).tolist(),
+            (1 / F.layer_norm(row, (2,), m.ones(2))).tolist(),
+            (1 / F.layer_norm(row, (2,), None, signed)).tolist(),
+            (1 / F.layer_norm(row, (2,), -m.ones(2), signed)).tolist()]
+
+
+@pytest.mark.torch
+def test_layer_norm_adds_its_bias_or_zero_as_pytorchs_kernel():
+    """A -0.0 at its mean normalises to +0.0: PyTorch's kernel adds the bias, or 0 (wide seed 27301470:
+    the reciprocal was -inf, PyTorch's inf)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _layer_norm_of_negative_zeros(al) == _layer_norm_of_negative_zeros(torch)

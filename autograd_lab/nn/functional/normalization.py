@@ -221,8 +221,8 @@ class NativeLayerNorm(Function):
         has_w, has_b = weight is not _UNDEFINED, bias is not _UNDEFINED
         if has_w:
             out = out * weight._data
-        if has_b:
-            out = out + bias._data
+        # PyTorch's kernel adds the bias, or 0 without one: a -0.0 (x = -0.0 at its mean 0.0) comes out +0.0
+        out = out + bias._data if has_b else out + 0.0
         ctx.save_for_backward(x, weight if has_w else None, bias if has_b else None,
                               Tensor._make(mean.astype(data.dtype)), Tensor._make(rstd.astype(data.dtype)))
         ctx.axes, ctx.eps = axes, eps
