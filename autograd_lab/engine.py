@@ -35,6 +35,7 @@ import numpy as np
 
 from . import grad_mode
 from .dtypes import quiet as _quiet
+from .dtypes import quiet_off, quiet_on
 from .function import (
     AccumulateGrad,
     Node,
@@ -202,7 +203,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     common case, in one loop: the graph is walked once (counting each node's dependencies), and a node
     without hooks is applied directly. Same schedule, same results."""
     deps: dict[Node, int] = {}
-    stack = list(dict.fromkeys(node for node, _, _ in roots))
+    stack = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(node for node, _, _ in roots))
     starts = set(stack)
     while stack:
         for nxt in stack.pop()._edges[::2]:
@@ -221,7 +222,12 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     ready = [(-n._sequence_nr, next(tie), n) for n in buffers if n not in deps]
     heapq.heapify(ready)
     anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
-    with grad_mode.set_grad_enabled(create_graph), _quiet():
+    # grad mode as create_graph says, and IEEE results without NumPy's warnings, as run_backward's `with`
+    # (the two switched by hand: their context managers cost a microsecond of every backward)
+    state = grad_mode._state
+    was_enabled, state.enabled = state.enabled, bool(create_graph)
+    token = quiet_on()
+    try:
         # the next node and its gradients, when it is the only one ready: no trip through the heap and
         # the buffers (a chain hands each node to the next so)
         node, grads_in = None, None
@@ -267,6 +273,9 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                             heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
                             node = None
                         heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+    finally:
+        quiet_off(token)
+        state.enabled = was_enabled
 
 
 def _apply(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
@@ -480,7 +489,8 @@ def _make_grads(outputs: Sequence[Tensor], grads: Tensor | Sequence[Tensor | Non
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{t.dtype}"
                     )
-                g = Tensor._make(np.ones(t._data.shape, t._data.dtype))  # (ones_like: a Python wrapper)
+                shape, dtype = t._data.shape, t._data.dtype  # (ones_like and np.ones: Python wrappers)
+                g = Tensor._make(np.array(1, dtype) if not shape else np.ones(shape, dtype))
         else:
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=t._data.dtype))

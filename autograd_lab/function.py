@@ -481,7 +481,7 @@ def _validate_grad(node: Node, index: int, g: Any, shape: tuple, dtype: np.dtype
             "expected a Tensor or None"
         )
     if g._data.shape != shape:
-        if not _expandable_to(shape, g._data.shape):
+        if (g._data.shape, shape) not in _SUMMED_DIMS and not _expandable_to(shape, g._data.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "

@@ -37,11 +37,11 @@ class _GradModeContext:
         raise NotImplementedError
 
     def __enter__(self) -> None:
-        self._prev = is_grad_enabled()
-        _set_enabled(self._target())
+        self._prev = _state.enabled
+        _state.enabled = self._target()
 
     def __exit__(self, *exc: object) -> None:
-        _set_enabled(self._prev)
+        _state.enabled = self._prev
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)
@@ -60,9 +60,6 @@ class no_grad(_GradModeContext):
 
     Use it for inference and for parameter updates. Works as ``with no_grad():`` and as ``@no_grad()``.
     """
-
-    def __init__(self) -> None:
-        super().__init__()
 
     def _target(self) -> bool:
         return False

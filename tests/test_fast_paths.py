@@ -224,3 +224,27 @@ def test_nothing_to_record_gives_the_general_paths_result(op):
         assert fast.dtype == general.dtype and fast.stride() == general.stride()
         np.testing.assert_array_equal(fast._data, general._data)
     assert fn(x.detach(), y).grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_relus_gradient_kernel_is_where_bit_for_bit(dtype):
+    """relu's gradient without create_graph masks the gradient's bits with a mask made from the result's
+    bits (no bool array widened): the same bits as ``where(result != 0, grad, 0)`` for +-0.0, nan of
+    either sign, inf and subnormal results, and nan, inf and -0.0 gradients, in every layout."""
+    from autograd_lab.ops.comparison import _kept_where
+    from autograd_lab.ops.pointwise import _threshold_grad
+    from autograd_lab.ops.promotion import iterator_layout
+
+    rng = np.random.default_rng(17)
+    out = np.maximum(dtype(0), rng.standard_normal((37, 29)).astype(dtype))
+    tiny = np.finfo(dtype).smallest_subnormal
+    out.ravel()[:8] = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, tiny, -0.0, 5.0], dtype=dtype)
+    g = rng.standard_normal((37, 29)).astype(dtype)
+    g.ravel()[8:12] = [np.nan, -np.inf, -0.0, np.inf]
+    for o, gg in ((out, g), (out.T, g.T), (out.T, np.ascontiguousarray(g.T)), (out[:, ::2], g[:, ::2]),
+                  (out[0], g[0]), (out[0, 0], g[0, 0])):
+        ours, where = _threshold_grad(o, gg), np.asarray(_kept_where(o != 0, gg))
+        assert ours.dtype == gg.dtype and ours.shape == where.shape
+        assert np.ascontiguousarray(ours).tobytes() == np.ascontiguousarray(where).tobytes()
+        if ours.ndim and not (o.flags.c_contiguous and gg.flags.c_contiguous):
+            assert ours.strides == iterator_layout(where, o, gg).strides

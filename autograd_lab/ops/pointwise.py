@@ -17,7 +17,7 @@ from ..dtypes import quiet as _quiet
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import Where, _kept_where, masked_fill
+from .comparison import _SAME_SIZE_INT, Where, _kept_where, masked_fill
 from .inplace import inplace
 from .promotion import (
     _check_broadcast,
@@ -263,7 +263,15 @@ class Relu(Function):
 def _threshold_grad(out: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``g`` where relu's result ``out`` is not 0 (>= 0 or nan: see below), laid out as PyTorch's
     ``threshold_backward``, whose first operand is the result."""
-    kept = _kept_where(out != 0, g)
+    ints = _SAME_SIZE_INT.get(g.itemsize) if g.dtype.kind == "f" and out.dtype == g.dtype else None
+    if ints is None or out.shape != g.shape or not out.ndim:  # (0-d: NumPy gives scalars, not arrays)
+        kept = _kept_where(out != 0, g)
+    else:  # _kept_where's AND with a mask, the mask made from out's bits (no bool array to widen):
+        bits = 8 * g.itemsize  # |out|'s bits are 0 only for +-0.0; negated, their sign bit is set for
+        mask = np.bitwise_and(out.view(ints), ints((1 << (bits - 1)) - 1))  # the others (nan too), and
+        np.negative(mask, out=mask)  # an arithmetic shift spreads it to all bits
+        np.right_shift(mask, bits - 1, out=mask)
+        kept = np.bitwise_and(g.view(ints), mask, out=mask).view(g.dtype)
     return kept if out.flags.c_contiguous and g.flags.c_contiguous else iterator_layout(kept, out, g)
 
 
