@@ -844,6 +844,64 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
     return t
 
 
+_UNARY: dict[tuple, tuple] = {}
+SAVES_NOTHING, SAVES_SELF, SAVES_RESULT = 0, 1, 2  # what fast_unary's op saves for backward
+
+
+def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], a: Any,
+               save: int) -> Tensor | None:
+    """``cls.apply(a)`` for a pointwise op of one tensor whose forward is ``kernel`` on a float array
+    of the same dtype (``neg``, ``exp``, ``relu``, ...), recorded as :func:`record_binary` records: the
+    same node, edge, saved tensor (``save``) and metadata as :func:`_record` makes. None, having done
+    nothing, where that does not apply (no tensor that requires grad, a view, another dtype, grad mode
+    off, inference mode): ``cls.apply`` then takes its general steps (issue 17)."""
+    if type(a) is not Tensor or a._view_meta is not None or not _GRAD.enabled or INFERENCE_MODE.enabled:
+        return None
+    fn = a._grad_fn
+    if fn is None:
+        if not a._requires_grad:
+            return None
+        fn, _ = gradient_edge(a)
+        nr = 0
+    else:
+        nr = a.output_nr
+    x = a._data
+    if x.dtype.kind != "f":
+        return None
+    token = _quiet_on()
+    out = kernel(x)
+    _quiet_off(token)
+    key = (cls, x.shape, x.dtype)
+    meta = _UNARY.get(key)
+    if meta is None:
+        if len(_UNARY) > 4096:
+            _UNARY.clear()
+        meta = _UNARY[key] = (*_layout(((x.shape, x.dtype, True),)), _shared(((out.shape, out.dtype),)))
+    node = object.__new__(cls._backward_cls)  # BackwardNode.__init__, inline
+    node._sequence_nr = next(_sequence)
+    node._edges = (fn, nr)
+    node._tensor_positions, node._input_meta, node.needs_input_grad, node._output_meta = meta
+    node._num_inputs = 1
+    node._never_saved = 0
+    if _anomaly["enabled"]:
+        node._forward_trace = _user_stack()
+    t = object.__new__(Tensor)  # Tensor._make, inline (not in inference mode)
+    t._data = out if type(out) is np.ndarray else np.asarray(out)
+    t._requires_grad = t._is_inference = False
+    t._grad_fn = node
+    t.output_nr = 0
+    if save == SAVES_SELF:
+        node._saved = (saved_item(a),)
+    elif save == SAVES_RESULT:  # the result as _attach keeps it: its data alone (no cycle)
+        saved = object.__new__(SavedTensor)
+        saved.tensor, saved.data, saved._counter, saved.version = None, t._data, t._version_counter, 0
+        saved.output_nr, saved.requires_grad, saved.producer = 0, True, None
+        node._saved = (saved,)
+    else:
+        node._saved = _NOTHING_SAVED
+    return t
+
+
 def _attach(node: BackwardNode, o: Tensor, nr: int) -> None:
     """Make ``o`` the output ``nr`` of ``node`` (its ``grad_fn``), unless its dtype has no gradient."""
     if o._data.dtype.kind not in "fc":  # integer and bool results are never differentiable

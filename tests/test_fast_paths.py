@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
+from autograd_lab import function
 from autograd_lab.function import SavedTensor, record_binary
-from autograd_lab.ops import arithmetic, linalg
+from autograd_lab.ops import arithmetic, linalg, pointwise
 from autograd_lab.ops.promotion import binary_operands
 
 OPS = {  # operator, its Function, the extra arguments Function.apply takes
@@ -248,3 +249,77 @@ def test_relus_gradient_kernel_is_where_bit_for_bit(dtype):
         assert np.ascontiguousarray(ours).tobytes() == np.ascontiguousarray(where).tobytes()
         if ours.ndim and not (o.flags.c_contiguous and gg.flags.c_contiguous):
             assert ours.strides == iterator_layout(where, o, gg).strides
+
+
+UNARY = {  # function, its Function (Function.apply takes the tensor alone)
+    "neg": (al.neg, arithmetic.Neg), "exp": (al.exp, pointwise.Exp), "log": (al.log, pointwise.Log),
+    "tanh": (al.tanh, pointwise.Tanh), "relu": (al.relu, pointwise.Relu),
+}
+
+
+@pytest.mark.filterwarnings("ignore:var_mean")  # (degrees of freedom <= 0 for an empty one, as PyTorch warns)
+@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("kind", ["leaf", "nonleaf", "output 1"])
+@pytest.mark.parametrize("shape", [(3, 4), (), (0, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_the_unary_fast_path_records_what_function_apply_records(op, kind, shape, dtype):
+    """fast_unary's node (edge, saved self or result, metadata), result and gradients are
+    Function.apply's, for leaves and results (a second output too: its edge's output_nr), every float
+    dtype, 0-d and empty tensors."""
+    fn, cls = UNARY[op]
+    data = np.random.default_rng(2).standard_normal(shape).astype(dtype)  # negatives: relu's 0, log's nan
+    leaf = al.tensor(data, requires_grad=True)
+    a = {"leaf": leaf, "nonleaf": leaf * 1.5,  # (var_mean's mean: output 1 of its node)
+         "output 1": al.var_mean(leaf.unsqueeze(0), 0, correction=0)[1]}[kind]
+    fast, general = fn(a), cls.apply(a)
+    _same_nodes(fast, general)
+    assert fast.requires_grad and fast.grad_fn is not general.grad_fn
+    gf, gg = (al.autograd.grad(out.sum(), leaf, retain_graph=True)[0]._data for out in (fast, general))
+    assert gf.dtype == gg.dtype
+    np.testing.assert_array_equal(gf, gg)
+
+
+def test_the_unary_fast_path_is_taken_only_where_it_applies():
+    calls = []
+    original = function.fast_unary
+
+    def spy(cls, kernel, a, save):
+        out = original(cls, kernel, a, save)
+        calls.append((cls.__name__, out is not None))
+        return out
+
+    modules = (arithmetic, pointwise)
+    for m in modules:
+        m.fast_unary = spy
+    try:
+        a = al.ones(2, 3, requires_grad=True)
+        for fn, _ in UNARY.values():
+            fn(a)
+        -a.t()  # a view
+        al.relu(al.ones(2, 3))  # nothing requires grad
+        al.exp(al.ones(2, 3, dtype=al.int64))  # an integer tensor: the general path promotes it
+        with al.no_grad():
+            al.tanh(a)
+        with al.inference_mode():
+            al.log(al.ones(2, requires_grad=True))
+    finally:
+        for m in modules:
+            m.fast_unary = original
+    assert calls == [("Neg", True), ("Exp", True), ("Log", True), ("Tanh", True), ("Relu", True),
+                     ("Neg", False), ("Relu", False), ("Exp", False), ("Tanh", False), ("Log", False)]
+
+
+@pytest.mark.parametrize("op", ["exp", "tanh", "relu", "log"])
+def test_a_saved_tensor_of_the_unary_fast_path_checks_its_version(op):
+    """exp, tanh and relu save their result, log its input: changed in place, backward raises
+    PyTorch's error, naming the op that made the saved result, or the in-place add that changed
+    the saved input (PyTorch 2.13's texts)."""
+    fn, _ = UNARY[op]
+    a = al.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 1.0
+    y = fn(x)
+    (x if op == "log" else y).add_(1)
+    name = "Add" if op == "log" else op.capitalize()
+    with pytest.raises(RuntimeError, match=rf"\[2\]\], which is output 0 of {name}, is at version 1; "
+                       "expected version 0 instead"):
+        y.sum().backward()

@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..dtypes import quiet as _quiet
 from ..dtypes import quiet_off, quiet_on
-from ..function import Function, record_binary
+from ..function import SAVES_NOTHING, Function, fast_unary, record_binary
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import where
 from .pointwise import NotImplementedBackward, log
@@ -341,7 +341,8 @@ class Neg(Function):
 
 def neg(a: Tensor) -> Tensor:
     """``-a`` (``torch.neg``)."""
-    return Neg.apply(a)
+    out = fast_unary(Neg, np.negative, a, SAVES_NOTHING)
+    return out if out is not None else Neg.apply(a)
 
 
 class Reciprocal(Function):

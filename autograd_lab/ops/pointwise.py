@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import quiet as _quiet
-from ..function import Function
+from ..function import SAVES_RESULT, SAVES_SELF, Function, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import _SAME_SIZE_INT, Where, _kept_where, masked_fill
@@ -52,7 +52,8 @@ class Exp(Function):
 
 def exp(a: Tensor) -> Tensor:
     """``e ** a`` (``torch.exp``)."""
-    return Exp.apply(a)
+    out = fast_unary(Exp, np.exp, a, SAVES_RESULT)
+    return out if out is not None else Exp.apply(a)
 
 
 class Log(Function):
@@ -73,7 +74,8 @@ class Log(Function):
 
 def log(a: Tensor) -> Tensor:
     """The natural logarithm (``torch.log``)."""
-    return Log.apply(a)
+    out = fast_unary(Log, np.log, a, SAVES_SELF)
+    return out if out is not None else Log.apply(a)
 
 
 class Sqrt(Function):
@@ -194,7 +196,8 @@ class TanhBackward(Function):
 
 def tanh(a: Tensor) -> Tensor:
     """The hyperbolic tangent (``torch.tanh``)."""
-    return Tanh.apply(a)
+    out = fast_unary(Tanh, np.tanh, a, SAVES_RESULT)
+    return out if out is not None else Tanh.apply(a)
 
 
 class Sigmoid(Function):
@@ -244,10 +247,8 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor) -> Tensor:
-        # 0 first: NumPy keeps the second operand where they are equal, so relu(-0.0) is -0.0, as PyTorch's
-        # (a 0 of the tensor's own type: a Python 0 costs NumPy a conversion per call)
         x = a._data
-        out = Tensor._make(np.maximum(x.dtype.type(0), x).astype(x.dtype, copy=False))
+        out = Tensor._make(_relu_kernel(x).astype(x.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 
@@ -298,7 +299,14 @@ class ThresholdBackward(Function):
 
 def relu(a: Tensor) -> Tensor:
     """``max(a, 0)``; its gradient at 0 is 0 (``torch.relu``)."""
-    return Relu.apply(a)
+    out = fast_unary(Relu, _relu_kernel, a, SAVES_RESULT)
+    return out if out is not None else Relu.apply(a)
+
+
+def _relu_kernel(x: np.ndarray) -> np.ndarray:
+    # 0 first: NumPy keeps the second operand where they are equal, so relu(-0.0) is -0.0, as PyTorch's
+    # (a 0 of the array's own type: a Python 0 costs NumPy a conversion per call)
+    return np.maximum(x.dtype.type(0), x)
 
 
 def relu_(a: Tensor) -> Tensor:
