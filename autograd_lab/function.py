@@ -848,13 +848,14 @@ _UNARY: dict[tuple, tuple] = {}
 SAVES_NOTHING, SAVES_SELF, SAVES_RESULT = 0, 1, 2  # what fast_unary's op saves for backward
 
 
-def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], a: Any,
-               save: int) -> Tensor | None:
-    """``cls.apply(a)`` for a pointwise op of one tensor whose forward is ``kernel`` on a float array
-    of the same dtype (``neg``, ``exp``, ``relu``, ...), recorded as :func:`record_binary` records: the
-    same node, edge, saved tensor (``save``) and metadata as :func:`_record` makes. None, having done
-    nothing, where that does not apply (no tensor that requires grad, a view, another dtype, grad mode
-    off, inference mode): ``cls.apply`` then takes its general steps (issue 17)."""
+def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], a: Any, save: int,
+               nargs: int = 1, attrs: dict[str, Any] | None = None) -> Tensor | None:
+    """``cls.apply(a, ...)`` for an op of one float tensor whose forward is ``kernel`` on its array
+    (``neg``, ``exp``, ``relu``, ``log_softmax``, ``mean()``, ...), recorded as :func:`record_binary`
+    records: the same node, edge, saved tensor (``save``), what the forward sets on its ctx (``attrs``)
+    and metadata as :func:`_record` makes of ``cls.apply``'s ``nargs`` arguments (``a`` the first).
+    None, having done nothing, where that does not apply (no tensor that requires grad, a view, another
+    dtype, grad mode off, inference mode): ``cls.apply`` then takes its general steps (issue 17)."""
     if type(a) is not Tensor or a._view_meta is not None or not _GRAD.enabled or INFERENCE_MODE.enabled:
         return None
     fn = a._grad_fn
@@ -871,18 +872,21 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     token = _quiet_on()
     out = kernel(x)
     _quiet_off(token)
-    key = (cls, x.shape, x.dtype)
+    key = (cls, x.shape, x.dtype, nargs)
     meta = _UNARY.get(key)
     if meta is None:
         if len(_UNARY) > 4096:
             _UNARY.clear()
-        meta = _UNARY[key] = (*_layout(((x.shape, x.dtype, True),)), _shared(((out.shape, out.dtype),)))
+        meta = _UNARY[key] = (*_layout(((x.shape, x.dtype, True),) + (None,) * (nargs - 1)),
+                              _shared(((np.shape(out), out.dtype),)))
     node = object.__new__(cls._backward_cls)  # BackwardNode.__init__, inline
     node._sequence_nr = next(_sequence)
     node._edges = (fn, nr)
     node._tensor_positions, node._input_meta, node.needs_input_grad, node._output_meta = meta
-    node._num_inputs = 1
+    node._num_inputs = nargs
     node._never_saved = 0
+    if attrs:
+        node.__dict__.update(attrs)
     if _anomaly["enabled"]:
         node._forward_trace = _user_stack()
     t = object.__new__(Tensor)  # Tensor._make, inline (not in inference mode)

@@ -18,7 +18,7 @@ import pytest
 import autograd_lab as al
 from autograd_lab import function
 from autograd_lab.function import SavedTensor, record_binary
-from autograd_lab.ops import arithmetic, linalg, pointwise
+from autograd_lab.ops import arithmetic, linalg, logarithmic, pointwise, reduction
 from autograd_lab.ops.promotion import binary_operands
 
 OPS = {  # operator, its Function, the extra arguments Function.apply takes
@@ -283,18 +283,22 @@ def test_the_unary_fast_path_is_taken_only_where_it_applies():
     calls = []
     original = function.fast_unary
 
-    def spy(cls, kernel, a, save):
-        out = original(cls, kernel, a, save)
+    def spy(cls, kernel, a, *args):
+        out = original(cls, kernel, a, *args)
         calls.append((cls.__name__, out is not None))
         return out
 
-    modules = (arithmetic, pointwise)
+    modules = (arithmetic, pointwise, logarithmic, reduction)
     for m in modules:
         m.fast_unary = spy
     try:
         a = al.ones(2, 3, requires_grad=True)
         for fn, _ in UNARY.values():
             fn(a)
+        a.log_softmax(1)
+        a.mean()
+        a.mean(0)  # over a dim, or in another dtype: Function.apply alone (no spy called)
+        a.mean(dtype=al.float64)
         -a.t()  # a view
         al.relu(al.ones(2, 3))  # nothing requires grad
         al.exp(al.ones(2, 3, dtype=al.int64))  # an integer tensor: the general path promotes it
@@ -306,6 +310,7 @@ def test_the_unary_fast_path_is_taken_only_where_it_applies():
         for m in modules:
             m.fast_unary = original
     assert calls == [("Neg", True), ("Exp", True), ("Log", True), ("Tanh", True), ("Relu", True),
+                     ("LogSoftmax", True), ("MeanAll", True),
                      ("Neg", False), ("Relu", False), ("Exp", False), ("Tanh", False), ("Log", False)]
 
 
@@ -323,3 +328,31 @@ def test_a_saved_tensor_of_the_unary_fast_path_checks_its_version(op):
     with pytest.raises(RuntimeError, match=rf"\[2\]\], which is output 0 of {name}, is at version 1; "
                        "expected version 0 instead"):
         y.sum().backward()
+
+
+WITH_ARGUMENTS = {  # the call, and the same call through Function.apply
+    "log_softmax(-1)": (lambda a: a.log_softmax(-1), lambda a: logarithmic.LogSoftmax.apply(a, -1)),
+    "log_softmax(0)": (lambda a: al.log_softmax(a, 0), lambda a: logarithmic.LogSoftmax.apply(a, 0)),
+    "mean()": (lambda a: a.mean(), lambda a: reduction.MeanAll.apply(a, tuple(range(a.ndim)), False, None)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:var_mean")
+@pytest.mark.parametrize("op", WITH_ARGUMENTS)
+@pytest.mark.parametrize("kind", ["leaf", "nonleaf", "output 1"])
+@pytest.mark.parametrize("shape", [(3, 4), (5,), (), (0, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_the_fast_path_of_ops_with_arguments_sets_what_their_forward_sets(op, kind, shape, dtype):
+    """log_softmax and mean() take fast_unary too: their nodes also carry what the forward sets on its
+    ctx (``dim`` and ``_saved_dim``; ``shape``, ``dims``, ``keepdim``, ``count``), compared here."""
+    fast_fn, general_fn = WITH_ARGUMENTS[op]
+    data = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    leaf = al.tensor(data, requires_grad=True)
+    a = {"leaf": leaf, "nonleaf": leaf * 1.5,
+         "output 1": al.var_mean(leaf.unsqueeze(0), 0, correction=0)[1]}[kind]
+    fast, general = fast_fn(a), general_fn(a)
+    _same_nodes(fast, general)
+    assert vars(fast.grad_fn) == vars(general.grad_fn) and vars(fast.grad_fn)
+    gf, gg = (al.autograd.grad(out.sum(), leaf, retain_graph=True)[0]._data for out in (fast, general))
+    assert gf.dtype == gg.dtype
+    np.testing.assert_array_equal(gf, gg)

@@ -10,7 +10,7 @@ import numpy as np
 from ..dtypes import quiet as _quiet
 from ..dtypes import scalar_type_name
 from ..dtypes import wrap_dim as _wrap_dim
-from ..function import Function
+from ..function import SAVES_RESULT, Function, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .promotion import row_major
@@ -151,8 +151,10 @@ class LogSoftmaxBackwardData(Function):
 def log_softmax(a: Tensor, dim: int) -> Tensor:
     """``a - logsumexp(a)`` along ``dim``, computed stably (``torch.log_softmax``)."""
     _float_input(a, "log_softmax")
-    _wrap_dim(dim, a.ndim)  # a dim out of range raises before any node is made
-    return LogSoftmax.apply(a, dim)
+    wrapped = _wrap_dim(dim, a.ndim)  # a dim out of range raises before any node is made
+    out = fast_unary(LogSoftmax, lambda x: _stable_log_softmax(x, wrapped), a, SAVES_RESULT, 2,
+                     {"dim": dim, "_saved_dim": _given_dim(dim)})  # (LogSoftmax.forward's steps)
+    return out if out is not None else LogSoftmax.apply(a, dim)
 
 
 class Logsumexp(Function):

@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import quiet as _quiet
 from ..dtypes import wrap_dim as _wrap_dim
-from ..function import Function, _expandable_to
+from ..function import SAVES_NOTHING, Function, _expandable_to, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import maximum, minimum
@@ -179,6 +179,13 @@ class Mean(Function):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
 
 
+def _mean_all(x: np.ndarray) -> np.ndarray:
+    """Mean.forward's kernel over every element of a float array (float16 summed in float32)."""
+    acc = np.float32 if x.dtype == np.float16 else None
+    total = np.add.reduce(x, axis=tuple(range(x.ndim)), dtype=acc)  # (Mean.forward's dims: every one)
+    return np.asarray(np.true_divide(total, x.size), dtype=x.dtype)
+
+
 class MeanAll(Mean):
     node_name = "MeanBackward0"
 
@@ -191,6 +198,12 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     """The mean over ``dim`` (all elements if None; ``torch.mean``)."""
     np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
     if dim is None and not keepdim:
+        if dtype is None and type(a) is Tensor:  # the loss's mean: MeanAll.forward's steps, recorded fast
+            x = a._data
+            out = fast_unary(MeanAll, _mean_all, a, SAVES_NOTHING, 4, {
+                "shape": x.shape, "dims": tuple(range(x.ndim)), "keepdim": False, "count": x.size})
+            if out is not None:
+                return out
         return MeanAll.apply(a, _dims(None, a._data.ndim), False, np_dtype)
     return Mean.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
