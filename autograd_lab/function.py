@@ -848,14 +848,16 @@ _UNARY: dict[tuple, tuple] = {}
 SAVES_NOTHING, SAVES_SELF, SAVES_RESULT = 0, 1, 2  # what fast_unary's op saves for backward
 
 
-def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], a: Any, save: int,
-               nargs: int = 1, attrs: dict[str, Any] | None = None) -> Tensor | None:
+def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], a: Any,
+               save: int | tuple[Tensor, ...], nargs: int = 1, attrs: dict[str, Any] | None = None,
+               ) -> Tensor | None:
     """``cls.apply(a, ...)`` for an op of one float tensor whose forward is ``kernel`` on its array
     (``neg``, ``exp``, ``relu``, ``log_softmax``, ``mean()``, ...), recorded as :func:`record_binary`
-    records: the same node, edge, saved tensor (``save``), what the forward sets on its ctx (``attrs``)
-    and metadata as :func:`_record` makes of ``cls.apply``'s ``nargs`` arguments (``a`` the first).
-    None, having done nothing, where that does not apply (no tensor that requires grad, a view, another
-    dtype, grad mode off, inference mode): ``cls.apply`` then takes its general steps (issue 17)."""
+    records: the same node, edge, saved tensors (``save``: a's, the result's, or these constants'), what
+    the forward sets on its ctx (``attrs``) and metadata as :func:`_record` makes of ``cls.apply``'s
+    ``nargs`` arguments (``a`` the first). None, having done nothing, where that does not apply (no
+    tensor that requires grad, a view, another dtype, grad mode off, inference mode): ``cls.apply`` then
+    takes its general steps (issue 17). What the kernel raises is raised, with nothing recorded."""
     if type(a) is not Tensor or a._view_meta is not None or not _GRAD.enabled or INFERENCE_MODE.enabled:
         return None
     fn = a._grad_fn
@@ -870,8 +872,10 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     if x.dtype.kind != "f":
         return None
     token = _quiet_on()
-    out = kernel(x)
-    _quiet_off(token)
+    try:
+        out = kernel(x)
+    finally:
+        _quiet_off(token)
     key = (cls, x.shape, x.dtype, nargs)
     meta = _UNARY.get(key)
     if meta is None:
@@ -894,7 +898,9 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     t._requires_grad = t._is_inference = False
     t._grad_fn = node
     t.output_nr = 0
-    if save == SAVES_SELF:
+    if type(save) is tuple:
+        node._saved = tuple([saved_item(c) for c in save])
+    elif save == SAVES_SELF:
         node._saved = (saved_item(a),)
     elif save == SAVES_RESULT:  # the result as _attach keeps it: its data alone (no cycle)
         saved = object.__new__(SavedTensor)

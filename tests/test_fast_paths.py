@@ -18,7 +18,7 @@ import pytest
 import autograd_lab as al
 from autograd_lab import function
 from autograd_lab.function import SavedTensor, record_binary
-from autograd_lab.ops import arithmetic, linalg, logarithmic, pointwise, reduction
+from autograd_lab.ops import arithmetic, indexing, linalg, logarithmic, pointwise, reduction
 from autograd_lab.ops.promotion import binary_operands
 
 OPS = {  # operator, its Function, the extra arguments Function.apply takes
@@ -288,7 +288,7 @@ def test_the_unary_fast_path_is_taken_only_where_it_applies():
         calls.append((cls.__name__, out is not None))
         return out
 
-    modules = (arithmetic, pointwise, logarithmic, reduction)
+    modules = (arithmetic, pointwise, logarithmic, reduction, indexing)
     for m in modules:
         m.fast_unary = spy
     try:
@@ -296,6 +296,7 @@ def test_the_unary_fast_path_is_taken_only_where_it_applies():
         for fn, _ in UNARY.values():
             fn(a)
         a.log_softmax(1)
+        a[al.tensor([1, 0]), al.tensor([2, 2])]
         a.mean()
         a.mean(0)  # over a dim, or in another dtype: Function.apply alone (no spy called)
         a.mean(dtype=al.float64)
@@ -310,7 +311,7 @@ def test_the_unary_fast_path_is_taken_only_where_it_applies():
         for m in modules:
             m.fast_unary = original
     assert calls == [("Neg", True), ("Exp", True), ("Log", True), ("Tanh", True), ("Relu", True),
-                     ("LogSoftmax", True), ("MeanAll", True),
+                     ("LogSoftmax", True), ("Index", True), ("MeanAll", True),
                      ("Neg", False), ("Relu", False), ("Exp", False), ("Tanh", False), ("Log", False)]
 
 
@@ -356,3 +357,32 @@ def test_the_fast_path_of_ops_with_arguments_sets_what_their_forward_sets(op, ki
     gf, gg = (al.autograd.grad(out.sum(), leaf, retain_graph=True)[0]._data for out in (fast, general))
     assert gf.dtype == gg.dtype
     np.testing.assert_array_equal(gf, gg)
+
+
+@pytest.mark.filterwarnings("ignore:var_mean")
+@pytest.mark.parametrize("kind", ["leaf", "nonleaf", "output 1"])
+@pytest.mark.parametrize(("shape", "key"), [((3, 4), ([2, 0, 2], [3, 0, 1])), ((5,), ([4, 0, 4],)),
+                                             ((2, 3, 2), ([[1], [0]], [[2, 0]])), ((4, 2), ([-1, 0],))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_fast_path_of_indexing_by_integer_tensors_records_what_index_records(kind, shape, key, dtype):
+    """``logp[rows, targets]``: fast_unary with the index arrays saved (as Index.forward saves them),
+    ``shape`` and ``layout`` set; repeated indices (their gradients add up), broadcast index tensors,
+    negative indices."""
+    data = np.random.default_rng(4).standard_normal(shape).astype(dtype)
+    leaf = al.tensor(data, requires_grad=True)
+    a = {"leaf": leaf, "nonleaf": leaf * 1.5,
+         "output 1": al.var_mean(leaf.unsqueeze(0), 0, correction=0)[1]}[kind]
+    index = tuple(al.tensor(k) for k in key)
+    fast, general = a[index], indexing.Index.apply(a, tuple(k._data for k in index))
+    _same_nodes(fast, general)
+    assert vars(fast.grad_fn) == vars(general.grad_fn)
+    gf, gg = (al.autograd.grad((o * o).sum(), leaf, retain_graph=True)[0]._data for o in (fast, general))
+    np.testing.assert_array_equal(gf, gg)
+
+
+def test_indexing_out_of_bounds_still_raises_pytorchs_error_and_records_nothing():
+    a = al.ones(3, 4, requires_grad=True) * 2
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        a[al.tensor([0, 5]), al.tensor([1, 1])]
+    assert np.geterr()["invalid"] != "ignore"  # NumPy's error state restored after the kernel raised
+    assert a[al.tensor([0, 2]), al.tensor([1, 1])].grad_fn.name() == "IndexBackward0"

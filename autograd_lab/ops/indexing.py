@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..dtypes import wrap_dim as _wrap_dim
-from ..function import FREED_MESSAGE, Function
+from ..function import FREED_MESSAGE, Function, fast_unary
 from ..tensor import Tensor
 from .comparison import masked_fill
 from .copies import copy_from, fill_with
@@ -487,7 +487,14 @@ def getitem(a: Tensor, key: Any) -> Tensor:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if type(key) is tuple and _integer_tensors(a, key):  # x[rows, cols]: the index tensors alone
-        return Index.apply(a, tuple(k._data for k in key))
+        arrays = tuple(k._data for k in key)
+        try:  # (Index.forward's steps where nothing is out of bounds, recorded fast)
+            out = fast_unary(Index, lambda x: _index_layout(x, arrays, x[arrays]), a,
+                             tuple(Tensor._make(k) for k in arrays), 2,
+                             {"shape": a._data.shape, "layout": (None,) * len(arrays)})
+        except IndexError:
+            out = None  # Index.forward raises PyTorch's error
+        return out if out is not None else Index.apply(a, arrays)
     out, index = _apply_basic(a, _normalize_key(key))
     if index:
         return Index.apply(out, index)
