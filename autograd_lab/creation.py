@@ -11,7 +11,7 @@ from . import dtypes
 from .dtypes import size_arg
 from .ops.copies import fill_like
 from .ops.inplace import empty_preserving, inplace, with_strides_of
-from .ops.promotion import _promote, scalar_dtype
+from .ops.promotion import _promote, check_int, scalar_dtype
 from .random import Generator, _generator
 from .tensor import Tensor, _to_array
 
@@ -141,12 +141,37 @@ def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: An
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
+    check_int(fill_value)
     if dtype is None:
         default = {bool: np.bool_, int: np.int64}.get(type(fill_value))
         dtype_np = np.dtype(default) if default else dtypes.get_default_dtype().np
     else:
         dtype_np = _dtype(dtype)
+    _check_conversion(fill_value, dtype_np)
+    if dtype_np.kind == "u" and isinstance(fill_value, int) and fill_value < 0:
+        fill_value %= 1 << 8 * dtype_np.itemsize  # (as C++ converts it)
     return _new(np.full(size_arg((size,)), fill_value, dtype=dtype_np), requires_grad)
+
+
+_C_TYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+            "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _check_conversion(value: Any, dtype: np.dtype) -> None:
+    """PyTorch's checked conversion of a number to ``dtype``: one out of its range is an error (NumPy
+    wraps it or makes it inf); an unsigned type takes negatives down to minus its maximum, as C++ wraps."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        return
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low = -int(info.max) if dtype.kind == "u" else int(info.min)
+        fits = value != value or low <= value <= info.max  # (nan: NumPy's own error)
+    elif dtype.kind == "f":
+        fits = not np.isfinite(value) or abs(value) <= float(np.finfo(dtype).max)
+    else:
+        return
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow")
 
 
 def _filled_like(t: Tensor, value: Any, dtype: Any) -> np.ndarray:

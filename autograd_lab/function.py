@@ -30,7 +30,7 @@ import numpy as np
 from . import dtypes, grad_mode
 from .dtypes import quiet_off as _quiet_off
 from .dtypes import quiet_on as _quiet_on
-from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor, ViewMeta
+from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor, ViewMeta, _VersionCounter
 
 _sequence = itertools.count()
 _GRAD = grad_mode._state  # read on every op: its attribute, not a function call
@@ -527,7 +527,7 @@ def _no_grad_view(summed: np.ndarray, shape: tuple[int, ...]) -> Tensor:
     is PyTorch's error."""
     base = Tensor._make(summed)
     t = Tensor._make(summed.reshape(shape))
-    t._version_counter = base._version_counter
+    t._counter = base._counter = _VersionCounter()
     t._base = base
     t._view_meta = ViewMeta(0, True)
     return t
@@ -583,7 +583,7 @@ class AccumulateGrad(Node):
         var = self.variable
         if grad is None or not var._requires_grad:  # requires_grad_(False) since: no .grad (PyTorch)
             return ()
-        if grad_mode.is_grad_enabled():  # create_graph=True: .grad keeps its own graph
+        if _GRAD.enabled:  # create_graph=True: .grad keeps its own graph
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
             var._grad = Tensor._make(np.array(grad._data, dtype=var._data.dtype, copy=True))

@@ -2443,3 +2443,38 @@ def test_layer_norm_adds_its_bias_or_zero_as_pytorchs_kernel():
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _layer_norm_of_negative_zeros(al) == _layer_norm_of_negative_zeros(torch)
+
+
+def _python_ints_beyond_64_bits(m):
+    seen = []
+    uses = (lambda v: m.ones(3) * v, lambda v: m.ones(3, requires_grad=True) * v, lambda v: m.ones(3).add(v),
+            lambda v: m.ones(3) / v, lambda v: m.ones(3) > v, lambda v: m.ones(3).clamp(min=v),
+            lambda v: m.ones(3).fill_(v), lambda v: v + m.ones(3),
+            lambda v: v - m.ones(3, requires_grad=True), lambda v: m.ones(3).sub_(v),
+            lambda v: m.ones(3).__imul__(v), lambda v: m.full((2,), v))
+    for v in (2**63 - 1, 2**63, -2**63, -2**63 - 1, 2**64 - 1, 2**64, 10**40, -10**40):
+        for f in uses:
+            try:
+                seen.append(f(v).tolist())
+            except (OverflowError, RuntimeError) as e:
+                seen.append((type(e).__name__, str(e)))
+    for v, dtype in [(2**40, "int8"), (-2**40, "int16"), (2**40, "int32"), (-255, "uint8"), (-256, "uint8"),
+                     (1e300, "float16"), (70000.0, "float16"), (float("inf"), "float16"), (3.5e38, "float32"),
+                     (2.5, "int8"), (1000.5, "int8"), (2**63, "int64"), (2**63, "float32"), (-1, "uint8")]:
+        try:
+            seen.append(m.full((2,), v, dtype=getattr(m, dtype)).tolist())
+        except RuntimeError as e:
+            seen.append(str(e))
+    return seen
+
+
+@pytest.mark.torch
+def test_numbers_beyond_what_pytorch_converts_raise_its_errors():
+    """PyTorch takes a Python int as a 64-bit int, signed or unsigned: beyond, OverflowError (NumPy made
+    inf with a RuntimeWarning); ``full`` checks that its value fits the dtype (NumPy wrapped or made
+    inf). Found beside the random programs."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy warning on the way
+        assert _python_ints_beyond_64_bits(al) == _python_ints_beyond_64_bits(torch)

@@ -31,6 +31,7 @@ from .promotion import (
     as_operand,
     binary_operands,
     cast,
+    check_int,
     iterator_layout,
     result_dtype,
 )
@@ -52,9 +53,9 @@ def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) 
     if x.dtype.kind != "f" or not x.flags.c_contiguous:
         return None
     need_a = a._requires_grad or a._grad_fn is not None
-    if type(b) is float or type(b) is int:
+    if type(b) is float or type(b) is int and -2**63 <= b < 2**64:  # (beyond 64 bits: PyTorch's error)
         need_b = False
-        y = np.asarray(b, x.dtype)  # (as_operand's wrapped number)
+        y = None  # NumPy takes a Python number in the array's dtype, as PyTorch a wrapped number
     else:
         if type(b) is not Tensor or b._view_meta is not None:
             return None
@@ -64,10 +65,12 @@ def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) 
                 y.shape == x.shape or y.shape == x.shape[x.ndim - y.ndim:] and 1 not in x.shape):
             return None
     token = quiet_on()
-    out = ufunc(x, y)
+    out = ufunc(x, b if y is None else y)
     quiet_off(token)
     if not ((need_a or need_b) and _GRAD.enabled):
         return Tensor._make(out)  # nothing to record: Function.apply's forward alone
+    if y is None:
+        y = np.asarray(b, x.dtype)  # (as_operand's wrapped number, saved for backward)
     # what the op's forward saves (its save_for_backward): mul each operand for the other's gradient,
     # div the divisor always
     save = (need_b, need_a) if cls is Mul else (need_b, True) if cls is Div else _SAVES_NOTHING
@@ -245,6 +248,7 @@ def mul(a: Any, other: Any) -> Tensor:
     if (out := _fast(Mul, np.multiply, a, other)) is not None:
         return out
     if type(other) in (float, int) and type(a) is Tensor and a._data.dtype.kind == "f":
+        check_int(other)
         if not (grad_mode._state.enabled and (a._requires_grad or a._grad_fn is not None
                                              or a._base is not None)):
             # nothing to record (the optimizer's lr * p.grad): the kernel alone, in a's dtype as

@@ -21,6 +21,7 @@ from .promotion import (
     as_operand,
     binary_operands,
     cast,
+    check_int,
     result_dtype,
     row_major,
 )
@@ -136,6 +137,8 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``a`` limited to ``[min, max]`` (either may be None, a number or a tensor; ``torch.clamp``)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    check_int(min)
+    check_int(max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = _UNDEFINED if min is None else as_operand(min, a._data.dtype)
         hi = _UNDEFINED if max is None else as_operand(max, a._data.dtype)

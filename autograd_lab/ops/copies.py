@@ -12,7 +12,7 @@ from .. import dtypes
 from ..function import Function
 from ..tensor import Tensor
 from .inplace import _shape, copy_preserving, fill_inplace, inplace
-from .promotion import _check_broadcast, as_operand
+from .promotion import _check_broadcast, as_operand, check_int
 
 
 # ---------------------------------------------------------------------------- to another dtype
@@ -171,6 +171,7 @@ def fill_like(a: Tensor, value: Any) -> Tensor:
 
 def fill_(t: Tensor, value: Any) -> Tensor:
     """``t.fill_(value)``: every element of ``t`` set to ``value`` (a number or a 0-d tensor), in place."""
+    check_int(value)
     if isinstance(value, Tensor):  # recorded with an edge to value
         if value.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "

@@ -339,7 +339,7 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
                 (o.base is not None or data.base is not None) and np.may_share_memory(o, data)):
             return False  # (two arrays that own their memory share none)
         needs_grad = other._requires_grad or other._grad_fn is not None or other._base is not None
-    elif type(other) in (float, int):
+    elif type(other) is float or type(other) is int and -2**63 <= other < 2**64:
         o, needs_grad = other, False
     else:
         return False

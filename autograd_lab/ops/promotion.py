@@ -44,6 +44,7 @@ def scalar_dtype(value: Any) -> np.dtype:
     if isinstance(value, (bool, np.bool_)):
         return np.dtype(np.bool_)
     if isinstance(value, numbers.Integral):
+        check_int(value)
         return np.dtype(np.int64)
     if isinstance(value, numbers.Real):
         return dtypes.get_default_dtype().np
@@ -81,10 +82,18 @@ def _common_case(a: Any, b: Any) -> np.dtype | None:
         if isinstance(b, Tensor):
             return a._data.dtype if a._data.dtype == b._data.dtype else None
         if a._data.dtype.kind == "f" and isinstance(b, (int, float)):
+            check_int(b)
             return a._data.dtype
     elif isinstance(b, Tensor) and b._data.dtype.kind == "f" and isinstance(a, (int, float)):
+        check_int(a)
         return b._data.dtype
     return None
+
+
+def check_int(x: Any) -> None:
+    """PyTorch's argument parser takes a Python int as a 64-bit int, signed or not: others overflow."""
+    if type(x) is int and not -2**63 <= x < 2**64:
+        raise OverflowError("int too big to convert" if x > 0 else "can't convert negative int to unsigned")
 
 
 def as_operand(x: Any, dtype: np.dtype) -> Tensor:
@@ -92,6 +101,7 @@ def as_operand(x: Any, dtype: np.dtype) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, (numbers.Number, np.generic)):
+        check_int(x)
         t = Tensor._make(np.asarray(x, dtype=dtype))
         t._wrapped_number = x  # seen by no one but the op: saved for backward as (array, number)
         return t
