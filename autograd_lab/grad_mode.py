@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -103,6 +104,11 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(func)
 
 
+# the module tensor.py (the package's attribute `tensor` is the function torch.tensor)
+_tensor = importlib.import_module(".tensor", __package__)
+_BLOCKS_LOCK = threading.Lock()  # (+= on a module's global is no single step: threads could lose one)
+
+
 class inference_mode(_GradModeContext):
     """No recording, and every tensor made inside is an *inference tensor* (``torch.inference_mode``).
 
@@ -132,11 +138,15 @@ class inference_mode(_GradModeContext):
     def __enter__(self) -> None:
         self._prev_inference = INFERENCE_MODE.enabled
         super().__enter__()
+        with _BLOCKS_LOCK:
+            _tensor.open_inference_blocks += 1
         INFERENCE_MODE.enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
         super().__exit__(*exc)
         INFERENCE_MODE.enabled = self._prev_inference
+        with _BLOCKS_LOCK:
+            _tensor.open_inference_blocks -= 1
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)

@@ -84,12 +84,13 @@ _hook_ids = iter(range(1 << 62))
 
 class _InferenceMode(threading.local):
     """Whether ``inference_mode`` is on in this thread: tensors made meanwhile are inference tensors.
-    (Switched by :class:`autograd_lab.grad_mode.inference_mode`; it lives here, beside the flag it sets.)"""
+    (Switched by :class:`autograd_lab.grad_mode.inference_mode`, which counts ``open_inference_blocks``
+    in all threads: while none is open, ``_make`` need not read this thread-local flag.)"""
 
     enabled = False
 
 
-INFERENCE_MODE = _InferenceMode()
+INFERENCE_MODE, open_inference_blocks = _InferenceMode(), 0
 
 
 class Tensor:
@@ -109,7 +110,7 @@ class Tensor:
     _base = None
     _view_meta = None  # a ViewMeta when this tensor is a view of _base
     _accumulate_ref = None
-    _wrapped_number = None  # a Python number made a 0-d tensor for an op (PyTorch's "wrapped number"): it
+    _wrapped_number = None  # a Python number made a 0-d tensor for an op (PyTorch's "wrapped number")
     name = None  # an optional label, shown by autograd_lab.viz
 
     def __init__(self, data: Any = (), *, requires_grad: bool = False, name: str | None = None):
@@ -120,18 +121,15 @@ class Tensor:
     @classmethod
     def _make(cls, data: np.ndarray, requires_grad: bool = False, grad_fn: Any = None,
               output_nr: int = 0) -> Tensor:
-        """Wrap an ndarray without copying (the fast path every op uses).
-
-        NumPy returns scalars, not 0-d arrays, from operations on 0-d arrays: those are wrapped in
-        an array here, so that ``_data`` is always a (writable) ndarray.
-        """
+        """Wrap an ndarray without copying (the fast path every op uses). NumPy returns scalars, not 0-d
+        arrays, from operations on 0-d arrays: wrapped here, ``_data`` is always a (writable) ndarray."""
         t = object.__new__(cls)
         if requires_grad:
             _init(t, data if type(data) is np.ndarray else np.asarray(data), requires_grad)
         else:  # _init inlined: every op makes its result here
             t._data = data if type(data) is np.ndarray else np.asarray(data)
             t._requires_grad = False
-            t._is_inference = INFERENCE_MODE.enabled
+            t._is_inference = open_inference_blocks != 0 and INFERENCE_MODE.enabled
         t._grad_fn = grad_fn
         t.output_nr = output_nr
         return t

@@ -3,6 +3,7 @@ decorators and calls; restored after exceptions; per thread."""
 
 from __future__ import annotations
 
+import importlib
 import threading
 
 import pytest
@@ -87,6 +88,34 @@ def test_grad_mode_is_thread_local():
     t.join(5)
     assert seen == {"new thread starts enabled": True, "inside worker no_grad": False,
                     "main thread while worker is in no_grad": True}
+
+
+def test_inference_mode_is_thread_local():
+    """A tensor made in one thread while another is inside inference_mode is a normal tensor, and the
+    count of open inference blocks (which lets tensor creation skip the thread-local flag) returns to 0,
+    an exception inside a block included."""
+    tensor_module = importlib.import_module("autograd_lab.tensor")  # (autograd_lab.tensor: the function)
+
+    seen = {}
+    inside, made = threading.Event(), threading.Event()
+
+    def worker():
+        with torch.inference_mode():
+            inside.set()
+            made.wait(5)
+            seen["worker's tensor"] = torch.ones(2).is_inference()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    inside.wait(5)
+    seen["main thread's tensor"] = torch.ones(2).is_inference()
+    made.set()
+    t.join(5)
+    assert seen == {"worker's tensor": True, "main thread's tensor": False}
+    with pytest.raises(ValueError):
+        with torch.inference_mode():
+            raise ValueError
+    assert tensor_module.open_inference_blocks == 0 and not torch.ones(1).is_inference()
 
 
 def test_inference_mode():
