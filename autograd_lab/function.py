@@ -799,7 +799,7 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
         fn_a, nr_a = gradient_edge(a)
     else:
         nr_a = 0
-    if isinstance(b, Tensor):
+    if type(b) is Tensor:
         fn_b = b._grad_fn
         if fn_b is not None:
             nr_b = b.output_nr
@@ -807,7 +807,8 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
             fn_b, nr_b = gradient_edge(b)
         else:
             nr_b = 0
-        saved_b = saved_item(b) if save[1] else None
+        # saved_item's common case inline: a tensor never changed in place is kept as it is
+        saved_b = None if not save[1] else b if b._counter is None and not b._is_inference else saved_item(b)
     else:  # a Python number, saved as (its array, the number)
         fn_b, nr_b = None, 0
         saved_b = (b_data, b) if save[1] else None
@@ -829,7 +830,8 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
     node._tensor_positions, node._input_meta, node.needs_input_grad, node._output_meta = meta
     node._num_inputs = nargs
     if save[0] or save[1]:
-        node._saved = (saved_item(a) if save[0] else None, saved_b)
+        node._saved = (None if not save[0] else a if a._counter is None and not a._is_inference
+                       else saved_item(a), saved_b)
         node._never_saved = 0 if save[0] and save[1] else 2 if save[0] else 1
     else:
         node._saved = _NOTHING_SAVED
