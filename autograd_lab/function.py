@@ -862,17 +862,15 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     takes its general steps (issue 17). What the kernel raises is raised, with nothing recorded."""
     if type(a) is not Tensor or a._view_meta is not None or not _GRAD.enabled or INFERENCE_MODE.enabled:
         return None
+    x = a._data
     fn = a._grad_fn
-    if fn is None:
-        if not a._requires_grad:
-            return None
+    if x.dtype.kind != "f" or fn is None and not a._requires_grad:
+        return None
+    if fn is None:  # a leaf's edge
         fn, _ = gradient_edge(a)
         nr = 0
     else:
         nr = a.output_nr
-    x = a._data
-    if x.dtype.kind != "f":
-        return None
     token = _quiet_on()
     try:
         out = kernel(x)

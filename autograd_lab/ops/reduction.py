@@ -239,10 +239,11 @@ def _silent() -> Iterator[None]:
 
 # PyTorch's CPU variance accumulates in double, whatever the tensor's dtype, in one of two ways (ATen's
 # std_var_out): a reduction over every dim of size > 1 sums the squared deviations from the mean one by one
-# (std_var_all_cpu; var and std only), any other (and var_mean, std_mean always) runs Welford's update per
-# element (WelfordOps). Replaying Welford's update element by element is a Python loop: it runs where the
-# vectorised two-pass formula would round otherwise (float64) or give another inf or nan (an infinity in
-# the data), up to this many elements per result; beyond, the two passes in double.
+# (std_var_all_cpu; var and std of float32 and float64), any other (half's, and var_mean's and std_mean's
+# always) runs Welford's update per element (WelfordOps). Replaying that update element by element is a
+# Python loop: it runs where two vectorised passes in double would give other values (float64's and half's
+# last bit, the mean of var_mean and std_mean, the nan an infinity makes), up to this many elements per
+# result; beyond, the two passes (float32's values are the same either way).
 WELFORD_MAX = 256
 
 
