@@ -2478,3 +2478,59 @@ def test_numbers_beyond_what_pytorch_converts_raise_its_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no NumPy warning on the way
         assert _python_ints_beyond_64_bits(al) == _python_ints_beyond_64_bits(torch)
+
+
+def _clamp_of_an_expanded_tensor(m):
+    x = m.tensor([[[0.0, 1.0], [1.0, 0.0], [1.0, -1.0]]], requires_grad=True)
+    wide = m.broadcast_to(x * 1, (3, 1, 3, 2))
+    outs = [wide.clamp_min(-1.42), wide.clamp_max(0.3), x.transpose(1, 2).clamp_min(0), wide.clamp_min(1)]
+    return [o.stride() for o in outs] + [graph_names(outs[0].reshape(2, 3, 1, 3))]
+
+
+@pytest.mark.torch
+def test_clamp_min_and_clamp_max_lay_out_an_expanded_tensor_as_tensoriterator():
+    """NumPy's astype lays a tensor with a stride-0 dim out in an order of its own: clamp_min's result
+    was not row-major, so a reshape copied (CloneBackward0, UnsafeViewBackward0) where PyTorch views it
+    (wide seed 28400650)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _clamp_of_an_expanded_tensor(al) == _clamp_of_an_expanded_tensor(torch)
+
+
+def _views_with_dims_of_size_1(m):
+    rng = np.random.default_rng(5)
+    seen = []
+    for _ in range(400):
+        shape = tuple(int(n) for n in rng.integers(1, 4, size=rng.integers(1, 4)))
+        t = m.tensor(np.arange(math.prod(shape), dtype=np.float32).reshape(shape))
+        pick = rng.random()
+        if pick < 0.3 and t.ndim >= 2:
+            t = t.transpose(0, -1)
+        elif pick < 0.5:
+            t = t.unsqueeze(int(rng.integers(0, t.ndim + 1)))
+        elif pick < 0.6 and t.shape[0] > 1:
+            t = t[::2]
+        new = [d for d in t.shape if d != 1]
+        for _ in range(int(rng.integers(0, 3))):
+            new.insert(int(rng.integers(0, len(new) + 1)), 1)
+        try:
+            seen.append(t.view(tuple(new) or (1,)).stride())
+        except RuntimeError as e:
+            seen.append(str(e)[:40])
+    # a batch of one viewed from a transposed matrix: whether matmul folds it reads that stride
+    x = m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], dtype=m.float64).t().view(1, 2, 4)
+    try:
+        m.ones(2) @ x
+    except RuntimeError as e:
+        seen.append(str(e))
+    return seen
+
+
+@pytest.mark.torch
+def test_a_views_dims_of_size_1_get_pytorchs_strides():
+    """A view's new dim of size 1 gets the stride PyTorch's computeStride gives it (NumPy's reshape picks
+    another): matmul folds a batched operand or not by those strides, so a float32 vector times a float64
+    batch raised mv's error where PyTorch's bmm raises its own (core seed 50201349)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _views_with_dims_of_size_1(al) == _views_with_dims_of_size_1(torch)

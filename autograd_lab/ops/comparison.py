@@ -22,6 +22,7 @@ from .promotion import (
     binary_operands,
     cast,
     check_int,
+    iterator_layout,
     result_dtype,
     row_major,
 )
@@ -159,7 +160,8 @@ class ClampMinScalar(Function):
         ctx.bound = bound
         setattr(ctx, f"_saved_{cls.bound_name}", bound)  # PyTorch's node shows the number
         dt = result_dtype(a, bound)
-        return Tensor._make(np.asarray(cls.combine(a._data.astype(dt), np.asarray(bound).astype(dt))))
+        out = np.asarray(cls.combine(a._data.astype(dt, copy=False), np.asarray(bound).astype(dt)))
+        return Tensor._make(iterator_layout(out, a._data))  # (NumPy's astype lays an expanded one out oddly)
 
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

@@ -60,6 +60,31 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------- reshape
+def _view_strides(old_shape: tuple[int, ...], old_strides: list[int],
+                  shape: tuple[int, ...]) -> list[int] | None:
+    """The strides (in elements) PyTorch gives a view of a non-empty tensor as ``shape`` (ATen's
+    computeStride: the old dims in chunks of contiguous memory, each viewed as new dims; a new dim of
+    size 1 steps over the rest of its chunk, where NumPy picks another stride). None: no view."""
+    if not old_shape:
+        return [1] * len(shape)
+    new = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_stride, tensor_numel, view_numel = old_strides[-1], 1, 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1
+                             and old_strides[tensor_d - 1] != tensor_numel * chunk_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                new[view_d] = view_numel * chunk_stride
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_stride, tensor_numel, view_numel = old_strides[tensor_d - 1], 1, 1
+    return new if view_d == -1 else None
+
+
 class View(Function):
     node_name = "ViewBackward0"
 
@@ -73,6 +98,11 @@ class View(Function):
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
             ) from None
+        if 1 in shape and arr.size:  # a size-1 dim's stride: PyTorch's, which matmul's test reads
+            x, item = a._data, arr.itemsize
+            strides = _view_strides(x.shape, [st // item for st in x.strides], shape)
+            if strides is not None and tuple(st * item for st in strides) != arr.strides:
+                arr = np.lib.stride_tricks.as_strided(arr, shape, tuple(st * item for st in strides))
         return _view(a, arr)
 
     @staticmethod
