@@ -136,25 +136,8 @@ def reflected(fn: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tenso
     return method
 
 
-def operator(fn: Callable[[Tensor, Any], Tensor], fast: tuple | None = None) -> Callable[[Tensor, Any], Any]:
-    """A binary operator: a TypeError (an operand of another kind) becomes ``NotImplemented``. With
-    ``fast`` (the Function, ufunc and argument count ``fn`` hands to ``arithmetic._fast``), that common
-    case is tried first, without the calls in between (issue 17)."""
-    if fast is not None:
-        cls, ufunc, nargs = fast
-        fast_path = arithmetic._fast
-
-        @functools.wraps(fn)
-        def fast_method(self: Tensor, other: Any) -> Any:
-            out = fast_path(cls, ufunc, self, other, nargs)
-            if out is not None:
-                return out
-            try:
-                return fn(self, other)
-            except TypeError:
-                return NotImplemented
-
-        return fast_method
+def operator(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
+    """A binary operator: a TypeError (an operand of another kind) becomes ``NotImplemented``."""
 
     @functools.wraps(fn)
     def method(self: Tensor, other: Any) -> Any:
@@ -164,10 +147,6 @@ def operator(fn: Callable[[Tensor, Any], Tensor], fast: tuple | None = None) -> 
             return NotImplemented
 
     return method
-
-
-_ADD, _SUB = (arithmetic.Add, np.add, 3), (arithmetic.Sub, np.subtract, 3)
-_MUL, _DIV = (arithmetic.Mul, np.multiply, 2), (arithmetic.Div, np.true_divide, 2)
 
 
 def with_shape(fn: Callable[[Tensor, tuple[int, ...]], Tensor]) -> Callable[..., Tensor]:
@@ -202,13 +181,13 @@ def method_of(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
 
 METHODS: dict[str, Any] = {
     # ------------------------------------------------ Python's operators
-    "__add__": operator(arithmetic.add, _ADD), "__radd__": operator(arithmetic.add, _ADD),
+    "__add__": operator(arithmetic.add), "__radd__": operator(arithmetic.add),
     "__iadd__": inplace_of(arithmetic.add, ufunc=np.add),
-    "__sub__": operator(arithmetic.sub, _SUB), "__rsub__": operator(arithmetic.rsub),
+    "__sub__": operator(arithmetic.sub), "__rsub__": operator(arithmetic.rsub),
     "__isub__": inplace_of(arithmetic.sub, ufunc=np.subtract),
-    "__mul__": operator(arithmetic.mul, _MUL), "__rmul__": operator(arithmetic.mul, _MUL),
+    "__mul__": operator(arithmetic.mul), "__rmul__": operator(arithmetic.mul),
     "__imul__": inplace_of(arithmetic.mul, ufunc=np.multiply),
-    "__truediv__": operator(arithmetic.div, _DIV), "__rtruediv__": operator(arithmetic.rtruediv),
+    "__truediv__": operator(arithmetic.div), "__rtruediv__": operator(arithmetic.rtruediv),
     "__itruediv__": inplace_of(arithmetic.div),
     "__floordiv__": operator(arithmetic.floor_divide),
     "__rfloordiv__": operator(reflected(arithmetic.floor_divide)),

@@ -155,12 +155,7 @@ class Mean(Function):
             )
         ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         ctx.count = math.prod([a._data.shape[d] for d in dims])
-        # np.mean's own steps without its Python wrapper: the sum (float16 summed in float32, as
-        # np.mean does), then one division; the mean of nothing is 0/0, nan
-        acc = np.float32 if dtype is None and a._data.dtype == np.float16 else dtype
-        with _quiet():
-            out = np.true_divide(np.add.reduce(a._data, axis=dims, keepdims=keepdim, dtype=acc), ctx.count)
-        return Tensor._make(row_major(out, dtype=dtype or a._data.dtype))
+        return Tensor._make(_mean_kernel(a._data, dims, keepdim, dtype, ctx.count))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
@@ -179,11 +174,17 @@ class Mean(Function):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim)
 
 
+def _mean_kernel(x: np.ndarray, dims: tuple[int, ...], keepdim: bool, dtype: Any, count: int) -> np.ndarray:
+    """np.mean's own steps without its Python wrapper: the sum (float16 summed in float32, as np.mean
+    does), then one division (the caller runs it quietly: the mean of nothing is 0/0, nan)."""
+    acc = np.float32 if dtype is None and x.dtype == np.float16 else dtype
+    out = np.true_divide(np.add.reduce(x, axis=dims, keepdims=keepdim, dtype=acc), count)
+    return row_major(out, dtype=dtype or x.dtype)
+
+
 def _mean_all(x: np.ndarray) -> np.ndarray:
-    """Mean.forward's kernel over every element of a float array (float16 summed in float32)."""
-    acc = np.float32 if x.dtype == np.float16 else None
-    total = np.add.reduce(x, axis=tuple(range(x.ndim)), dtype=acc)  # (Mean.forward's dims: every one)
-    return np.asarray(np.true_divide(total, x.size), dtype=x.dtype)
+    """Mean.forward's kernel over every element (MeanAll's dims), for fast_unary."""
+    return _mean_kernel(x, tuple(range(x.ndim)), False, None, x.size)
 
 
 class MeanAll(Mean):
