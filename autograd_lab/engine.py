@@ -91,6 +91,15 @@ def tensor_backward(
 ) -> None:
     """``tensor.backward()``: accumulate d(tensor)/d(leaf) into the ``.grad`` of every leaf of the
     graph (``torch.Tensor.backward``; :func:`backward` of one tensor)."""
+    if (gradient is None and inputs is None and not create_graph and type(tensor) is Tensor
+            and tensor._grad_fn is not None and tensor._view_meta is None and tensor._data.size == 1
+            and tensor._data.dtype.kind == "f"):
+        # a training step's ``loss.backward()``: nothing for :func:`_make_grads` to check, and its root
+        # is the loss's own node (a view's history may need a refresh: that goes the long way)
+        data = tensor._data
+        one = np.array(1, data.dtype) if not data.shape else np.ones(data.shape, data.dtype)
+        _run_plain([(tensor._grad_fn, tensor.output_nr, Tensor._make(one))], bool(retain_graph), False)
+        return
     backward(tensor, gradient, retain_graph, create_graph, inputs)
 
 
@@ -216,11 +225,18 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                 if nxt not in starts:  # (a root is walked from already)
                     stack.append(nxt)
     buffers: dict[Node, list[Tensor | None]] = {}
-    for node, nr, g in roots:
-        _add_to_buffer(buffers, node, nr, g)
     tie = itertools.count()
-    ready = [(-n._sequence_nr, next(tie), n) for n in buffers if n not in deps]
-    heapq.heapify(ready)
+    if len(roots) == 1:  # (one output: its node starts, with its one gradient; nothing else is ready)
+        root, nr, g = roots[0]
+        ready = []
+        start: tuple[Node | None, list | None] = (root, [None] * max(root._num_outputs, nr + 1))
+        start[1][nr] = g
+    else:
+        for node, nr, g in roots:
+            _add_to_buffer(buffers, node, nr, g)
+        ready = [(-n._sequence_nr, next(tie), n) for n in buffers if n not in deps]
+        heapq.heapify(ready)
+        start = (None, None)
     anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
     # grad mode as create_graph says, and IEEE results without NumPy's warnings, as run_backward's `with`
     # (the two switched by hand: their context managers cost a microsecond of every backward)
@@ -230,7 +246,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     try:
         # the next node and its gradients, when it is the only one ready: no trip through the heap and
         # the buffers (a chain hands each node to the next so)
-        node, grads_in = None, None
+        node, grads_in = start
         while node is not None or ready:
             if node is None:
                 node = heapq.heappop(ready)[2]

@@ -386,3 +386,53 @@ def test_indexing_out_of_bounds_still_raises_pytorchs_error_and_records_nothing(
         a[al.tensor([0, 5]), al.tensor([1, 1])]
     assert np.geterr()["invalid"] != "ignore"  # NumPy's error state restored after the kernel raised
     assert a[al.tensor([0, 2]), al.tensor([1, 1])].grad_fn.name() == "IndexBackward0"
+
+
+def _spying_backward(monkeypatch):
+    """The calls of engine.backward (the general entry) meanwhile."""
+    from autograd_lab import engine
+
+    calls = []
+    general = engine.backward
+    monkeypatch.setattr(engine, "backward", lambda *a, **k: calls.append(a) or general(*a, **k))
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)])
+def test_loss_backward_starts_at_the_loss_node_directly_with_the_same_results(monkeypatch, shape, dtype):
+    calls = _spying_backward(monkeypatch)
+    grads = []
+    for fast in (True, False):
+        w = al.tensor(np.array([[1.5, -2.0]], dtype=dtype), requires_grad=True)
+        b = al.tensor(np.array([0.25], dtype=dtype), requires_grad=True)
+        loss = ((w * w).sum(1) + b).sum().reshape(shape) * 3
+        if fast:
+            loss.backward()
+        else:  # the general entry, as backward(tensors) takes it
+            al.autograd.backward(loss)
+        grads.append([(t.grad._data.tolist(), t.grad._data.dtype, t.grad._version) for t in (w, b)])
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            loss.backward()  # freed: retain_graph defaulted to False
+    assert grads[0] == grads[1]
+    assert calls == []  # every loss.backward() here started at the loss's node (the freed one raised there)
+
+
+def test_what_the_loss_backward_entry_leaves_to_the_general_one(monkeypatch):
+    calls = _spying_backward(monkeypatch)
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).backward(al.tensor([1.0, 1.0]))  # a gradient given
+    (x * 2).sum().backward(inputs=[x])  # inputs=
+    with pytest.warns(UserWarning, match="reference cycle"):
+        (x * 2).sum().backward(create_graph=True)  # create_graph (and its warning)
+    x.sum(0, keepdim=True).view(()).backward()  # a view: its history may need a refresh
+    al.tensor(1.0, requires_grad=True).backward()  # a leaf: no grad_fn
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        al.tensor(1.0).backward()
+    assert len(calls) == 7
+    y = (x * 2).sum()
+    y.backward(retain_graph=True)  # the fast entry keeps the graph when asked
+    y.backward()
+    assert len(calls) == 7 and x.grad.tolist() == [2 + 2 + 2 + 1 + 2 + 2.0] * 2

@@ -162,9 +162,9 @@ class Mean(Function):
         g = grad._data
         if not is_grad_enabled() and g.dtype.kind == "f":  # no graph to build: the same kernels
             g = np.true_divide(g, np.asarray(ctx.count, dtype=g.dtype))
-            kept = g if ctx.keepdim else g.reshape(_kept_shape(ctx.shape, ctx.dims))
-            out = np.empty(ctx.shape, g.dtype)  # a new array, as PyTorch's division makes one
-            out[...] = kept  # (faster than np.broadcast_to's Python wrapper)
+            kept = g if ctx.keepdim or not g.ndim else g.reshape(_kept_shape(ctx.shape, ctx.dims))
+            out = np.empty(ctx.shape, g.dtype)  # a new array, as PyTorch's division makes one (a 0-d g
+            out[...] = kept  # fills any shape); faster than np.broadcast_to's Python wrapper
             return Tensor._make(out), None, None, None
         # PyTorch's order: expanded first, then divided by the count (a number: DivBackward1)
         return DivNumber.apply(ctx._forward_cls._spread(ctx, grad), ctx.count), None, None, None
