@@ -2445,6 +2445,42 @@ def test_layer_norm_adds_its_bias_or_zero_as_pytorchs_kernel():
     assert _layer_norm_of_negative_zeros(al) == _layer_norm_of_negative_zeros(torch)
 
 
+def _layer_norm_bits(m, x, n, with_weight, with_bias, seed):
+    """A float32 layer_norm's output and saved mean and rstd, as their bits."""
+    rng = np.random.default_rng(seed)
+    w = m.tensor(rng.standard_normal(n).astype(np.float32)) if with_weight else None
+    b = m.tensor(rng.standard_normal(n).astype(np.float32)) if with_bias else None
+    out = m.nn.functional.layer_norm(m.tensor(x, requires_grad=True), (n,), w, b)
+    node = out.grad_fn
+    return [np.where(np.isnan(a), np.float32(np.nan), a).view(np.int32).tolist()  # (any nan: one nan)
+            for a in (t.detach().numpy() for t in (out, node._saved_result1, node._saved_result2))]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("with_weight", [False, True])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_layer_norm_of_short_float32_rows_is_pytorchs_kernel_bit_for_bit(with_weight, with_bias):
+    """Rows of fewer than 8 floats: Welford's update in float32, rstd in float32, then one fused multiply-add
+    (wide seed 31212096: the sum of a layer_norm's output was exactly 0 here, PyTorch's -1.19e-7, and its
+    reciprocal inf, PyTorch's -8.4e6; the output was computed in double, a few ulps from PyTorch's)."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    rng = np.random.default_rng(0)
+    for n in range(1, 8):
+        for shape in ((n,), (5, n), (2, 3, n)):
+            x = rng.standard_normal(shape) * rng.choice([0.01, 1, 300]) + rng.choice([0, 7])
+            x = x.astype(np.float32)
+            args = (x, n, with_weight, with_bias, n)
+            assert _layer_norm_bits(al, *args) == _layer_norm_bits(torch, *args), (shape, x)
+    x = np.array([1.1, -1.0, 0.6, 2.4], np.float32)
+    ones, zeros = np.ones(4, np.float32), np.zeros(4, np.float32)
+    for m in (al, torch):  # the seed's program
+        y = m.nn.functional.layer_norm(m.tensor(x), (4,), m.tensor(ones), m.tensor(zeros))
+        assert y.sum().item() == -1.1920928955078125e-07
+    inf = np.array([[np.inf, 1.0, 2.0], [1.0, 2.0, np.inf]], np.float32)  # Welford's nan, as PyTorch's
+    assert _layer_norm_bits(al, inf, 3, True, True, 0) == _layer_norm_bits(torch, inf, 3, True, True, 0)
+
+
 def _python_ints_beyond_64_bits(m):
     seen = []
     uses = (lambda v: m.ones(3) * v, lambda v: m.ones(3, requires_grad=True) * v, lambda v: m.ones(3).add(v),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -212,17 +213,22 @@ class NativeLayerNorm(Function):
         data = x._data
         k = len(normalized_shape)
         axes = tuple(range(data.ndim - k, data.ndim))
-        wide = data.astype(np.float64)
-        mean = wide.mean(axis=axes, keepdims=True) if data.size else np.zeros(
-            data.shape[:data.ndim - k] + (1,) * k)
-        var = ((wide - mean) ** 2).mean(axis=axes, keepdims=True) if data.size else mean
-        rstd = 1.0 / np.sqrt(var + eps)
-        out = (wide - mean) * rstd
         has_w, has_b = weight is not _UNDEFINED, bias is not _UNDEFINED
-        if has_w:
-            out = out * weight._data
-        # PyTorch's kernel adds the bias, or 0 without one: a -0.0 (x = -0.0 at its mean 0.0) comes out +0.0
-        out = out + bias._data if has_b else out + 0.0
+        if data.size and data.dtype == np.float32 and all(
+                t is _UNDEFINED or t._data.dtype == np.float32 for t in (weight, bias)):
+            out, mean, rstd = _layer_norm_float32(data, k, weight, bias, eps)
+        else:  # in double, rounded once
+            wide = data.astype(np.float64)
+            mean = wide.mean(axis=axes, keepdims=True) if data.size else np.zeros(
+                data.shape[:data.ndim - k] + (1,) * k)
+            var = ((wide - mean) ** 2).mean(axis=axes, keepdims=True) if data.size else mean
+            rstd = 1.0 / np.sqrt(var + eps)
+            out = (wide - mean) * rstd
+            if has_w:
+                out = out * weight._data
+            # PyTorch's kernel adds the bias, or 0 without one: a -0.0 (x = -0.0 at its mean 0.0) comes
+            # out +0.0
+            out = out + bias._data if has_b else out + 0.0
         ctx.save_for_backward(x, weight if has_w else None, bias if has_b else None,
                               Tensor._make(mean.astype(data.dtype)), Tensor._make(rstd.astype(data.dtype)))
         ctx.axes, ctx.eps = axes, eps
@@ -365,6 +371,54 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         shape,
         float(eps),
     )
+
+
+def _layer_norm_float32(data: np.ndarray, k: int, weight: Any, bias: Any, eps: float,
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(out, mean, rstd)`` of float32 rows (the last ``k`` dims) as PyTorch's CPU kernel computes them,
+    in float32: each row's mean and variance; ``rstd = 1 / sqrt(var + eps)``; then ``x_hat = (x - mean) *
+    rstd`` times the weight plus the bias in one fused multiply-add, or without a weight ``x - mean`` times
+    ``rstd`` plus the bias (or 0: a -0.0 comes out +0.0) in one. (A product of two floats is exact in
+    double: the fused multiply-add is emulated there, its sum rounded to double, then to float.)
+
+    A row shorter than one vector of 8 floats is run through Welford's update element by element, as
+    the kernel's scalar loop does (an infinity makes the mean nan there, as in PyTorch); a longer one
+    goes through the kernel's vector lanes, whose way of combining them is not copied: its exact moments
+    are taken (in double), rounded once."""
+    kept = data.shape[:data.ndim - k] + (1,) * k
+    n = math.prod(data.shape[data.ndim - k:])
+    rows = data.reshape(-1, n)
+    f32 = np.float32
+    if n < _FLOAT_LANES:
+        mean = np.zeros(len(rows), f32)
+        m2 = np.zeros(len(rows), f32)
+        for i in range(n):
+            x = rows[:, i]
+            delta = x - mean
+            mean = mean + delta / f32(i + 1)
+            m2 = m2 + delta * (x - mean)
+        # then the kernel adds the moments of its (empty) vector lanes: no change, but for an infinite
+        # mean, which becomes nan (0 * inf), and a -0.0 mean, +0.0
+        delta = f32(0) - mean
+        mean = mean + f32(0) * delta
+        m2 = m2 + (f32(0) + delta * delta * f32(0) * f32(n))
+        var = m2 / f32(n)
+    else:
+        wide = rows.astype(np.float64)
+        mean64 = wide.mean(axis=1)
+        var = ((wide - mean64[:, None]) ** 2).mean(axis=1).astype(f32)
+        mean = mean64.astype(f32)
+    rstd = f32(1) / np.sqrt(var + f32(eps))
+    centred = rows - mean[:, None]
+    b = bias._data.reshape(-1) if bias is not _UNDEFINED else 0.0
+    if weight is _UNDEFINED:  # (x - mean) * rstd + bias
+        out = (centred.astype(np.float64) * rstd[:, None] + b).astype(f32)
+    else:  # x_hat * weight + bias
+        out = ((centred * rstd[:, None]).astype(np.float64) * weight._data.reshape(-1) + b).astype(f32)
+    return out.reshape(data.shape), mean.reshape(kept), rstd.reshape(kept)
+
+
+_FLOAT_LANES = 8  # float32s in one vector of PyTorch's layer_norm kernel (256 bits)
 
 
 # ---------------------------------------------------------------------------- normalize
