@@ -91,14 +91,8 @@ def tensor_backward(
 ) -> None:
     """``tensor.backward()``: accumulate d(tensor)/d(leaf) into the ``.grad`` of every leaf of the
     graph (``torch.Tensor.backward``; :func:`backward` of one tensor)."""
-    if (gradient is None and inputs is None and not create_graph and type(tensor) is Tensor
-            and tensor._grad_fn is not None and tensor._view_meta is None and tensor._data.size == 1
-            and tensor._data.dtype.kind == "f"):
-        # a training step's ``loss.backward()``: nothing for :func:`_make_grads` to check, and its root
-        # is the loss's own node (a view's history may need a refresh: that goes the long way)
-        data = tensor._data
-        one = np.array(1, data.dtype) if not data.shape else np.ones(data.shape, data.dtype)
-        _run_plain([(tensor._grad_fn, tensor.output_nr, Tensor._make(one))], bool(retain_graph), False)
+    if gradient is None and inputs is None and not create_graph:  # loss.backward(): nothing to check
+        run_backward((tensor,), None, bool(retain_graph), False)
         return
     backward(tensor, gradient, retain_graph, create_graph, inputs)
 
@@ -162,10 +156,11 @@ def run_backward(
     ``accumulate``: fill ``.grad`` (backward) or only return the captured gradients (grad).
     ``observer(node, grads_in, grads_out)`` is told of every node run, in order (used by viz).
     """
-    roots = _roots(outputs, _make_grads(outputs, grads))
     if inputs is None and accumulate and observer is None:
-        _run_plain(roots, retain_graph, create_graph)
+        _run_plain(_loss_root(outputs, grads) or _roots(outputs, _make_grads(outputs, grads)),
+                   retain_graph, create_graph)
         return []
+    roots = _roots(outputs, _make_grads(outputs, grads))
     nodes = discover(node for node, _, _ in roots)
     captures = _captures(inputs) if inputs else {}
     captured: list[Tensor | None] = [None] * len(inputs or ())
@@ -517,6 +512,22 @@ def _make_grads(outputs: Sequence[Tensor], grads: Tensor | Sequence[Tensor | Non
                 )
         out.append(g)
     return out
+
+
+def _loss_root(outputs: Sequence[Tensor], grads: Any) -> list[tuple[Node, int, Tensor]] | None:
+    """The root of a training step's ``loss.backward()`` (one scalar float result, its gradient the
+    implicit 1), with nothing for :func:`_make_grads` to check; None for anything else (a view too: its
+    history may need a refresh, which :func:`_roots` does)."""
+    if grads is not None or len(outputs) != 1:
+        return None
+    t = outputs[0]
+    if type(t) is not Tensor or t._grad_fn is None or t._view_meta is not None:
+        return None
+    data = t._data
+    if data.size != 1 or data.dtype.kind != "f":
+        return None
+    one = np.array(1, data.dtype) if not data.shape else np.ones(data.shape, data.dtype)
+    return [(t._grad_fn, t.output_nr, Tensor._make(one))]
 
 
 def _roots(outputs: Sequence[Tensor], grads: list[Tensor | None]) -> list[tuple[Node, int, Tensor | None]]:

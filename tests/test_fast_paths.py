@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab import function
+from autograd_lab import function, testing
 from autograd_lab.function import SavedTensor, record_binary
 from autograd_lab.ops import arithmetic, indexing, linalg, logarithmic, pointwise, reduction
 from autograd_lab.ops.promotion import binary_operands
@@ -389,12 +389,13 @@ def test_indexing_out_of_bounds_still_raises_pytorchs_error_and_records_nothing(
 
 
 def _spying_backward(monkeypatch):
-    """The calls of engine.backward (the general entry) meanwhile."""
+    """The calls of engine._make_grads (the general entry's checks of the outputs) meanwhile; every
+    backward still goes through run_backward (notebooks count backward passes there)."""
     from autograd_lab import engine
 
     calls = []
-    general = engine.backward
-    monkeypatch.setattr(engine, "backward", lambda *a, **k: calls.append(a) or general(*a, **k))
+    general = engine._make_grads
+    monkeypatch.setattr(engine, "_make_grads", lambda *a, **k: calls.append(a) or general(*a, **k))
     return calls
 
 
@@ -402,20 +403,23 @@ def _spying_backward(monkeypatch):
 @pytest.mark.parametrize("shape", [(), (1,), (1, 1)])
 def test_loss_backward_starts_at_the_loss_node_directly_with_the_same_results(monkeypatch, shape, dtype):
     calls = _spying_backward(monkeypatch)
-    grads = []
-    for fast in (True, False):
-        w = al.tensor(np.array([[1.5, -2.0]], dtype=dtype), requires_grad=True)
-        b = al.tensor(np.array([0.25], dtype=dtype), requires_grad=True)
-        loss = ((w * w).sum(1) + b).sum().reshape(shape) * 3
-        if fast:
-            loss.backward()
-        else:  # the general entry, as backward(tensors) takes it
-            al.autograd.backward(loss)
-        grads.append([(t.grad._data.tolist(), t.grad._data.dtype, t.grad._version) for t in (w, b)])
-        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-            loss.backward()  # freed: retain_graph defaulted to False
+    with testing.spy("autograd_lab.engine.run_backward", keep=False) as passes:
+        grads = []
+        for fast in (True, False):
+            w = al.tensor(np.array([[1.5, -2.0]], dtype=dtype), requires_grad=True)
+            b = al.tensor(np.array([0.25], dtype=dtype), requires_grad=True)
+            loss = ((w * w).sum(1) + b).sum().reshape(shape) * 3
+            if fast:
+                loss.backward()
+            else:  # the general entry: a gradient given, checked by _make_grads
+                al.autograd.backward(loss, al.ones_like(loss))
+            grads.append([(t.grad._data.tolist(), t.grad._data.dtype, t.grad._version) for t in (w, b)])
+            with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+                loss.backward()  # freed: retain_graph defaulted to False
     assert grads[0] == grads[1]
-    assert calls == []  # every loss.backward() here started at the loss's node (the freed one raised there)
+    assert len(calls) == 1  # the general entry's alone: each loss.backward() started at the loss's node
+    assert passes.count == 4  # every backward is still a pass of run_backward: notebooks count the
+    # learner's backward passes there
 
 
 def test_what_the_loss_backward_entry_leaves_to_the_general_one(monkeypatch):
@@ -423,16 +427,18 @@ def test_what_the_loss_backward_entry_leaves_to_the_general_one(monkeypatch):
     x = al.tensor([1.0, 2.0], requires_grad=True)
     (x * 2).backward(al.tensor([1.0, 1.0]))  # a gradient given
     (x * 2).sum().backward(inputs=[x])  # inputs=
-    with pytest.warns(UserWarning, match="reference cycle"):
-        (x * 2).sum().backward(create_graph=True)  # create_graph (and its warning)
     x.sum(0, keepdim=True).view(()).backward()  # a view: its history may need a refresh
     al.tensor(1.0, requires_grad=True).backward()  # a leaf: no grad_fn
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         (x * 2).backward()
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         al.tensor(1.0).backward()
+    with pytest.raises(RuntimeError, match="got 1 tensors and 2 gradients"):
+        al.autograd.backward([(x * 2).sum()], [None, None])
     assert len(calls) == 7
     y = (x * 2).sum()
     y.backward(retain_graph=True)  # the fast entry keeps the graph when asked
     y.backward()
-    assert len(calls) == 7 and x.grad.tolist() == [2 + 2 + 2 + 1 + 2 + 2.0] * 2
+    with pytest.warns(UserWarning, match="reference cycle"):
+        (x * 2).sum().backward(create_graph=True)  # create_graph: its warning, then the fast entry
+    assert len(calls) == 7 and x.grad.tolist() == [2 + 2 + 1 + 2 + 2 + 2.0] * 2
