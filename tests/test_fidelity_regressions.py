@@ -2459,14 +2459,16 @@ def _layer_norm_bits(m, x, n, with_weight, with_bias, seed):
 @pytest.mark.torch
 @pytest.mark.parametrize("with_weight", [False, True])
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_layer_norm_of_short_float32_rows_is_pytorchs_kernel_bit_for_bit(with_weight, with_bias):
-    """Rows of fewer than 8 floats: Welford's update in float32, rstd in float32, then one fused multiply-add
-    (wide seed 31212096: the sum of a layer_norm's output was exactly 0 here, PyTorch's -1.19e-7, and its
-    reciprocal inf, PyTorch's -8.4e6; the output was computed in double, a few ulps from PyTorch's)."""
+def test_layer_norm_of_float32_is_pytorchs_kernel_bit_for_bit(with_weight, with_bias):
+    """RowwiseMoments' Welford updates in 8 lanes, chunks of 16 vectors merged pairwise, the rest one by
+    one; rstd in float32; then one fused multiply-add (wide seed 31212096: the sum of a layer_norm's output
+    was exactly 0 here, PyTorch's -1.19e-7, and its reciprocal inf, PyTorch's -8.4e6; the output was
+    computed in double, a few ulps from PyTorch's). Lengths on each side of a vector (8), a chunk (128),
+    two chunks and a cascade of them."""
     if torch is None:
         pytest.skip("PyTorch is not installed")
     rng = np.random.default_rng(0)
-    for n in range(1, 8):
+    for n in [*range(1, 18), 127, 128, 129, 255, 256, 300, 513, 1000, 4099]:
         for shape in ((n,), (5, n), (2, 3, n)):
             x = rng.standard_normal(shape) * rng.choice([0.01, 1, 300]) + rng.choice([0, 7])
             x = x.astype(np.float32)
@@ -2479,6 +2481,9 @@ def test_layer_norm_of_short_float32_rows_is_pytorchs_kernel_bit_for_bit(with_we
         assert y.sum().item() == -1.1920928955078125e-07
     inf = np.array([[np.inf, 1.0, 2.0], [1.0, 2.0, np.inf]], np.float32)  # Welford's nan, as PyTorch's
     assert _layer_norm_bits(al, inf, 3, True, True, 0) == _layer_norm_bits(torch, inf, 3, True, True, 0)
+    long = np.arange(60, dtype=np.float32).reshape(3, 20)  # in a lane, in the rest
+    long[0, 3], long[1, 19] = np.inf, -np.inf
+    assert _layer_norm_bits(al, long, 20, True, False, 0) == _layer_norm_bits(torch, long, 20, True, False, 0)
 
 
 def _python_ints_beyond_64_bits(m):
