@@ -85,6 +85,19 @@ def _scaled(b: Tensor, alpha: Any) -> Tensor:
     return b if alpha == 1 else Tensor._make(b._data * alpha)
 
 
+def _plus_scaled(ufunc: np.ufunc, a: Tensor, b: Tensor, alpha: Any) -> np.ndarray:
+    """``a + alpha * b`` (``ufunc`` np.add; np.subtract for ``-``) as PyTorch's kernel: for two float32
+    tensors one fused multiply-add, ``alpha`` a float32 (emulated in double, where the product of two floats
+    is exact: the sum rounds to double, then to float); else ``alpha * b`` first, then the op. (Where ``b``
+    is broadcast along the last dim, PyTorch's loop computes some elements without the fused multiply-add,
+    depending on their number and memory address: that is not copied.)"""
+    if alpha != 1 and a._data.dtype == np.float32 and b._data.dtype == np.float32:
+        alpha32 = np.float32(alpha)
+        return _binary(lambda x, y: ufunc(x, np.multiply(y, alpha32, dtype=np.float64)).astype(np.float32),
+                       a, b)
+    return _binary(ufunc, a, _scaled(b, alpha))
+
+
 def _check_alpha(a: Tensor, b: Tensor, alpha: Any) -> None:
     """PyTorch's rules for ``alpha``: no float alpha for integral tensors, no bool alpha for others."""
     kind = result_dtype(a, b).kind
@@ -105,7 +118,7 @@ class Add(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
         if type(alpha) is not int or alpha != 1:
             ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(cast(_binary(np.add, a, _scaled(b, alpha)), a, b))
+        return Tensor._make(cast(_plus_scaled(np.add, a, b, alpha), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -150,7 +163,7 @@ class Sub(Function):
     def forward(ctx: Any, a: Tensor, b: Tensor, alpha: Any = 1) -> Tensor:
         if type(alpha) is not int or alpha != 1:
             ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(cast(_binary(np.subtract, a, _scaled(b, alpha)), a, b))
+        return Tensor._make(cast(_plus_scaled(np.subtract, a, b, alpha), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -191,7 +204,7 @@ class RsubTensor(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, other: Tensor, alpha: Any = 1) -> Tensor:
         ctx.alpha = ctx._saved_alpha = alpha
-        return Tensor._make(cast(_binary(np.subtract, other, _scaled(a, alpha)), a, other))
+        return Tensor._make(cast(_plus_scaled(np.subtract, other, a, alpha), a, other))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
