@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import dtypes, grad_mode
+from . import tensor as _tensor
 from .dtypes import quiet_off as _quiet_off
 from .dtypes import quiet_on as _quiet_on
 from .tensor import INFERENCE_MODE, OnFirstUse, RemovableHandle, Tensor, ViewMeta, _VersionCounter
@@ -698,7 +699,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        if _GRAD.enabled and not INFERENCE_MODE.enabled:
+        if _GRAD.enabled and not (_tensor.open_inference_blocks and INFERENCE_MODE.enabled):
             for a in args:  # a view made in no_grad mode of a tensor that requires grad requires grad
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None
                                               or a._view_meta is not None and a.requires_grad):
@@ -792,21 +793,23 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
     outputs, a forward of its own, a ctx): less than half the cost (issue 17). The caller checked that
     grad mode is on and that ``a`` or ``b`` requires grad; ``out``'s shape follows from the operands'."""
     # each operand's edge: gradient_edge's steps, inline for both (neither is a view), on the hot path
-    fn_a = a._grad_fn
+    fn_a, nr_a = a._grad_fn, 0
     if fn_a is not None:
         nr_a = a.output_nr
-    elif a._requires_grad:
-        fn_a, nr_a = gradient_edge(a)
-    else:
-        nr_a = 0
+    elif a._requires_grad:  # a leaf: its AccumulateGrad, made again when no graph holds it any more
+        ref = a._accumulate_ref
+        if ref is None or (fn_a := ref()) is None:
+            fn_a = AccumulateGrad(a)
+            a._accumulate_ref = weakref.ref(fn_a)
     if type(b) is Tensor:
-        fn_b = b._grad_fn
+        fn_b, nr_b = b._grad_fn, 0
         if fn_b is not None:
             nr_b = b.output_nr
         elif b._requires_grad:
-            fn_b, nr_b = gradient_edge(b)
-        else:
-            nr_b = 0
+            ref = b._accumulate_ref
+            if ref is None or (fn_b := ref()) is None:
+                fn_b = AccumulateGrad(b)
+                b._accumulate_ref = weakref.ref(fn_b)
         # saved_item's common case inline: a tensor never changed in place is kept as it is
         saved_b = None if not save[1] else b if b._counter is None and not b._is_inference else saved_item(b)
     else:  # a Python number, saved as (its array, the number)
@@ -860,7 +863,8 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     ``nargs`` arguments (``a`` the first). None, having done nothing, where that does not apply (no
     tensor that requires grad, a view, another dtype, grad mode off, inference mode): ``cls.apply`` then
     takes its general steps (issue 17). What the kernel raises is raised, with nothing recorded."""
-    if type(a) is not Tensor or a._view_meta is not None or not _GRAD.enabled or INFERENCE_MODE.enabled:
+    if type(a) is not Tensor or a._view_meta is not None or not _GRAD.enabled or (
+            _tensor.open_inference_blocks and INFERENCE_MODE.enabled):
         return None
     x = a._data
     fn = a._grad_fn

@@ -442,3 +442,61 @@ def test_what_the_loss_backward_entry_leaves_to_the_general_one(monkeypatch):
     with pytest.warns(UserWarning, match="reference cycle"):
         (x * 2).sum().backward(create_graph=True)  # create_graph: its warning, then the fast entry
     assert len(calls) == 7 and x.grad.tolist() == [2 + 2 + 1 + 2 + 2 + 2.0] * 2
+
+
+def test_the_operators_fast_path_keeps_pythons_rules_for_other_operands():
+    """``x * y`` tries the fast path before ``mul`` itself: what it cannot take still reaches ``mul``,
+    and an operand of another kind still gets ``NotImplemented`` (Python then asks the other operand)."""
+
+    class Dual:  # a class of one's own, as notebook 09's dual numbers
+        def __rmul__(self, other):
+            return "Dual.__rmul__"
+
+        __radd__ = __rsub__ = __rtruediv__ = __rmul__
+
+    x = al.ones(2, 3, requires_grad=True)
+    texts = {  # PyTorch's (x * "s" is a sequence repeated, for Python)
+        "add": "unsupported operand type(s) for +: 'Tensor' and 'str'",
+        "sub": "unsupported operand type(s) for -: 'Tensor' and 'str'",
+        "mul": "only integer tensors of a single element can be converted to an index",
+        "div": "unsupported operand type(s) for /: 'Tensor' and 'str'",
+    }
+    for op, (fn, _, _) in OPS.items():
+        assert fn(x, Dual()) == "Dual.__rmul__"
+        with pytest.raises(TypeError) as info:
+            fn(x, "a string")
+        assert str(info.value) == texts[op]
+    # what the fast path leaves (a view, two dtypes, broadcasting, an int tensor) gives mul's results
+    for a, b in [(x.t(), 2.0), (x, al.ones(3, dtype=al.float64)), (x, al.ones(2, 1)),
+                 (al.arange(6).reshape(2, 3), x)]:
+        for op, (fn, _, _) in OPS.items():
+            out, expected = fn(a, b), getattr(al, op)(a, b)
+            assert out.dtype == expected.dtype and out.grad_fn.name() == expected.grad_fn.name()
+            np.testing.assert_array_equal(out._data, expected._data)
+
+
+def test_a_leafs_accumulate_grad_is_kept_while_a_graph_holds_it_and_made_again_after():
+    """record_binary finds a leaf's AccumulateGrad itself (gradient_edge's steps inline): the same node
+    for every op while a graph holds it, a new one once none does, ``.variable`` the leaf each time."""
+    a, b = al.ones(2, 3, requires_grad=True), al.ones(2, 3, requires_grad=True)
+    y = a * b
+    first = y.grad_fn.next_functions[0][0]
+    z = a + 2.0
+    assert z.grad_fn.next_functions[0][0] is first and first.variable is a
+    assert (a * 3.0).grad_fn.next_functions[0][0] is al.function.gradient_edge(a)[0] is first
+    del y, z, first
+    again = (a * b).grad_fn.next_functions
+    assert type(again[0][0]).__name__ == "AccumulateGrad" and again[0][0].variable is a
+    assert again[1][0].variable is b
+    (a * b).sum().backward()
+    np.testing.assert_array_equal(a.grad._data, np.ones((2, 3), np.float32))
+
+
+def test_is_view_says_what_pytorchs_says():
+    torch = pytest.importorskip("torch")
+    for lib in (al, torch):
+        x = lib.ones(4, 3)
+        W, b = lib.ones(3, 2, requires_grad=True), lib.ones(2, requires_grad=True)
+        g = lib.autograd.grad((x @ W + b).sum(), b)[0]  # (a sum viewed without its leading dim)
+        got = [x._is_view(), x[0]._is_view(), x.t()._is_view(), (x * 2)._is_view(), g._is_view()]
+        assert got == [False, True, True, False, True], lib.__name__

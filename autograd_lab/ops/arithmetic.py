@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, grad_mode
+from .. import tensor as _tensor
 from ..dtypes import quiet as _quiet
 from ..dtypes import quiet_off, quiet_on
 from ..function import SAVES_NOTHING, Function, fast_unary, record_binary
@@ -47,7 +48,9 @@ def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) 
     last dims, a bias). Recorded by :func:`record_binary` where grad mode is on and an operand requires
     grad, else the kernel alone (the optimizer's ``lr * p.grad``). Everything else (promotion, other
     layouts, broadcasting errors, inference mode) takes ``Function.apply``."""
-    if type(a) is not Tensor or a._view_meta is not None or INFERENCE_MODE.enabled:
+    # (inference mode: its thread-local flag read only while some thread has a block open)
+    if type(a) is not Tensor or a._view_meta is not None or (
+            _tensor.open_inference_blocks and INFERENCE_MODE.enabled):
         return None
     x = a._data
     if x.dtype.kind != "f" or not x.flags.c_contiguous:

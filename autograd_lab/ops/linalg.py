@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import tensor as _tensor
 from ..dtypes import cpp_type_name, from_numpy_dtype, quiet_off, quiet_on, scalar_type_name
 from ..function import Function, record_binary
 from ..grad_mode import _state as _GRAD
@@ -228,7 +229,8 @@ def _fast_mm(a: Tensor, b: Tensor) -> Tensor | None:
     quiet_off(token)
     need_a = a._requires_grad or a._grad_fn is not None
     need_b = b._requires_grad or b._grad_fn is not None
-    if not (need_a or need_b) or not _GRAD.enabled or INFERENCE_MODE.enabled:
+    if not (need_a or need_b) or not _GRAD.enabled or (
+            _tensor.open_inference_blocks and INFERENCE_MODE.enabled):
         return Tensor._make(out)  # nothing to record (Function.apply's forward alone)
     t = record_binary(Mm, out, a, b, y, (need_b, need_a))  # (Mm.forward's save_for_backward)
     t._grad_fn.column_major = (_column_major(a), _column_major(b))

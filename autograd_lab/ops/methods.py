@@ -136,8 +136,25 @@ def reflected(fn: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tenso
     return method
 
 
-def operator(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
-    """A binary operator: a TypeError (an operand of another kind) becomes ``NotImplemented``."""
+def operator(fn: Callable[[Tensor, Any], Tensor],
+             fast: tuple | None = None) -> Callable[[Tensor, Any], Any]:
+    """A binary operator: a TypeError (an operand of another kind) becomes ``NotImplemented``. With
+    ``fast`` (the op's Function, ufunc and number of arguments), ``x * y`` tries the op's fast path
+    (:func:`autograd_lab.ops.arithmetic._fast`) itself first: one call less on the commonest ops."""
+    if fast is not None:
+        cls, ufunc, nargs = fast
+        quick = arithmetic._fast
+
+        @functools.wraps(fn)
+        def method(self: Tensor, other: Any) -> Any:
+            if (out := quick(cls, ufunc, self, other, nargs)) is not None:
+                return out
+            try:
+                return fn(self, other)
+            except TypeError:
+                return NotImplemented
+
+        return method
 
     @functools.wraps(fn)
     def method(self: Tensor, other: Any) -> Any:
@@ -179,15 +196,19 @@ def method_of(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return method
 
 
+# (operator's fast paths: Function, ufunc, number of arguments)
+_ADD, _SUB = (arithmetic.Add, np.add, 3), (arithmetic.Sub, np.subtract, 3)
+_MUL, _DIV = (arithmetic.Mul, np.multiply, 2), (arithmetic.Div, np.true_divide, 2)
+
 METHODS: dict[str, Any] = {
     # ------------------------------------------------ Python's operators
-    "__add__": operator(arithmetic.add), "__radd__": operator(arithmetic.add),
+    "__add__": operator(arithmetic.add, _ADD), "__radd__": operator(arithmetic.add, _ADD),
     "__iadd__": inplace_of(arithmetic.add, ufunc=np.add),
-    "__sub__": operator(arithmetic.sub), "__rsub__": operator(arithmetic.rsub),
+    "__sub__": operator(arithmetic.sub, _SUB), "__rsub__": operator(arithmetic.rsub),
     "__isub__": inplace_of(arithmetic.sub, ufunc=np.subtract),
-    "__mul__": operator(arithmetic.mul), "__rmul__": operator(arithmetic.mul),
+    "__mul__": operator(arithmetic.mul, _MUL), "__rmul__": operator(arithmetic.mul, _MUL),
     "__imul__": inplace_of(arithmetic.mul, ufunc=np.multiply),
-    "__truediv__": operator(arithmetic.div), "__rtruediv__": operator(arithmetic.rtruediv),
+    "__truediv__": operator(arithmetic.div, _DIV), "__rtruediv__": operator(arithmetic.rtruediv),
     "__itruediv__": inplace_of(arithmetic.div),
     "__floordiv__": operator(arithmetic.floor_divide),
     "__rfloordiv__": operator(reflected(arithmetic.floor_divide)),
@@ -216,6 +237,7 @@ METHODS: dict[str, Any] = {
     # ------------------------------------------------ autograd
     "backward": engine.tensor_backward,
     "_refresh_view": refresh_view,  # read by Tensor.grad_fn: a view whose base changed in place
+    "_is_view": lambda self: self._base is not None,  # PyTorch's: whether the tensor is a view of another
     # ------------------------------------------------ conversions and copies
     "to": copies.to,
     "type": copies.tensor_type,
