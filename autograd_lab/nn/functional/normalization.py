@@ -28,8 +28,8 @@ class NativeBatchNorm(Function):
 
     Training: the batch's mean and biased variance normalise, and the running statistics (kept
     outside the graph) move towards the batch's mean and *unbiased* variance by ``momentum``.
-    Eval: the running statistics normalise. Statistics are accumulated in float64, as PyTorch's CPU
-    kernel does.
+    Eval: the running statistics normalise. A float32 input laid out by rows gets PyTorch's CPU kernel's
+    results bit for bit (:func:`_batch_norm_float32`); any other is computed in double and rounded once.
     """
 
     node_name = "NativeBatchNormBackward0"
@@ -44,25 +44,12 @@ class NativeBatchNorm(Function):
         dims = (0, *range(2, data.ndim))
         shape = (1, data.shape[1]) + (1,) * (data.ndim - 2)
         running_mean, running_var = running
-        if training:
-            wide = data.astype(np.float64)
-            mean = wide.mean(axis=dims)
-            var = wide.var(axis=dims)
-            count = data.size // data.shape[1]
-            if running_mean is not None:
-                _update(running_mean, (1 - momentum) * running_mean._data + momentum * mean)
-            if running_var is not None:
-                unbiased = var * count / max(count - 1, 1)
-                _update(running_var, (1 - momentum) * running_var._data + momentum * unbiased)
+        if data.size and data.dtype == np.float32 and data.flags.c_contiguous and all(
+                t is _UNDEFINED or t is None or t._data.dtype == np.float32
+                for t in (weight, bias, running_mean, running_var)):
+            out, mean, invstd = _batch_norm_float32(data, weight, bias, running, training, momentum, eps)
         else:
-            mean = running_mean._data.astype(np.float64)
-            var = running_var._data.astype(np.float64)
-        invstd = 1.0 / np.sqrt(var + eps)
-        out = (data - mean.reshape(shape)) * invstd.reshape(shape)
-        if weight is not _UNDEFINED:
-            out = out * weight._data.reshape(shape)
-        if bias is not _UNDEFINED:
-            out = out + bias._data.reshape(shape)
+            out, mean, invstd = _batch_norm_double(data, weight, bias, running, training, momentum, eps)
         kept = (mean, invstd) if training else (np.zeros(0), np.zeros(0))
         ctx.save_for_backward(x, None if weight is _UNDEFINED else weight, running_mean, running_var,
                               *(Tensor._make(k.astype(data.dtype)) for k in kept))
@@ -81,6 +68,87 @@ class NativeBatchNorm(Function):
         gx, gw, gb = BatchNormBackward.apply(grad, x, _UNDEFINED if weight is None else weight, save_mean,
                                              save_invstd, how)
         return gx, gw, gb, None, None, None, None
+
+
+def _batch_norm_double(data: np.ndarray, weight: Any, bias: Any, running: tuple, training: bool,
+                       momentum: float, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(out, mean, invstd)`` computed in double and rounded once (float64, float16, a layout by
+    columns); in training the running statistics move too."""
+    dims = (0, *range(2, data.ndim))
+    shape = (1, data.shape[1]) + (1,) * (data.ndim - 2)
+    running_mean, running_var = running
+    if training:
+        wide = data.astype(np.float64)
+        mean = wide.mean(axis=dims)
+        var = wide.var(axis=dims)
+        count = data.size // data.shape[1]
+        if running_mean is not None:
+            _update(running_mean, (1 - momentum) * running_mean._data + momentum * mean)
+        if running_var is not None:
+            unbiased = var * count / max(count - 1, 1)
+            _update(running_var, (1 - momentum) * running_var._data + momentum * unbiased)
+    else:
+        mean = running_mean._data.astype(np.float64)
+        var = running_var._data.astype(np.float64)
+    invstd = 1.0 / np.sqrt(var + eps)
+    out = (data - mean.reshape(shape)) * invstd.reshape(shape)
+    if weight is not _UNDEFINED:
+        out = out * weight._data.reshape(shape)
+    if bias is not _UNDEFINED:
+        out = out + bias._data.reshape(shape)
+    return out, mean, invstd
+
+
+def _batch_norm_float32(data: np.ndarray, weight: Any, bias: Any, running: tuple, training: bool,
+                        momentum: float, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(out, mean, invstd)`` of a float32 input laid out by rows, as PyTorch's CPU kernel computes
+    them, bit for bit (checked against it: every rounding below is one of its steps).
+
+    - The statistics of each channel over its ``n`` values. With more than one value per channel and
+      sample (``(N, C, L)``, ``(N, C, H, W)``): the sum in double, one value after the other, the mean
+      that sum over ``n`` rounded to float; the variance's sum the squares of ``x - mean`` (in float),
+      added in double and rounded to float. With one (``(N, C)``): a sum over the samples in float, one
+      after the other, its mean as before; the squares added to a float sum each as a fused
+      multiply-add.
+    - ``invstd = 1 / sqrt(var_sum / n + eps)`` with ``var_sum / n`` in float, the rest in double; in
+      eval ``1 / sqrt(running_var + eps)``, all in float.
+    - ``out = x * alpha + beta`` in one fused multiply-add, with ``alpha = invstd * weight`` and
+      ``beta = bias - mean * alpha`` (fused too).
+    - The running statistics: ``momentum * mean + (1 - momentum) * running_mean`` in float; for the
+      variance, ``var_sum / (n - 1)`` in float, the sum in double."""
+    f32, f64 = np.float32, np.float64
+    n_batch, channels = data.shape[0], data.shape[1]
+    n = data.size // channels
+    running_mean, running_var = running
+    if training:
+        per_sample = data.size // (n_batch * channels)
+        if per_sample == 1:  # (N, C): the sums in float, sample after sample
+            rows = data.reshape(n_batch, channels)
+            total = np.cumsum(rows, axis=0, dtype=f32)[-1]
+            mean = (total.astype(f64) / n).astype(f32)
+            var_sum = np.zeros(channels, f32)
+            d = rows - mean
+            for square in np.multiply(d, d, dtype=f64):  # (exact in double: _fma's steps, a row at a time)
+                var_sum = (square + var_sum).astype(f32)
+        else:  # each channel's values in memory order: samples, then positions
+            values = np.moveaxis(data.reshape(n_batch, channels, per_sample), 1, 0).reshape(channels, n)
+            mean = (np.cumsum(values, axis=1, dtype=f64)[:, -1] / n).astype(f32)
+            d = values - mean[:, None]
+            var_sum = np.cumsum(d * d, axis=1, dtype=f64)[:, -1].astype(f32)
+        invstd = (1.0 / np.sqrt((var_sum / f32(n)).astype(f64) + eps)).astype(f32)
+        m = f32(momentum)
+        if running_mean is not None:
+            _update(running_mean, m * mean + (f32(1) - m) * running_mean._data)
+        if running_var is not None:
+            unbiased = (var_sum / f32(n - 1)).astype(f64)
+            _update(running_var, (f64(m) * unbiased + (f32(1) - m) * running_var._data).astype(f32))
+    else:
+        mean = running_mean._data
+        invstd = f32(1) / np.sqrt(running_var._data + f32(eps))
+    alpha = invstd * weight._data.reshape(-1) if weight is not _UNDEFINED else invstd
+    beta = _fma(-mean, alpha, bias._data.reshape(-1) if bias is not _UNDEFINED else f32(0))
+    shape = (1, channels) + (1,) * (data.ndim - 2)
+    return _fma(data, alpha.reshape(shape), beta.reshape(shape)), mean, invstd
 
 
 class BatchNormBackward(Function):
