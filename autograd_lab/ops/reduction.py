@@ -826,18 +826,18 @@ class LinalgVectorNorm(Function):
     def forward(ctx: Any, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool,
                 everything: bool) -> Tensor:
         x = np.abs(a._data)
-        if p == float("inf"):
-            out = np.max(x, axis=dims, keepdims=keepdim)
+        if p == 0:
+            out = np.sum(x != 0, axis=dims, keepdims=keepdim)
+        elif p == float("inf") or x.size and math.prod(x.shape[d] for d in dims) == 1:
+            out = np.max(x, axis=dims, keepdims=keepdim)  # (over one element: the element, for any p)
         elif p == -float("inf"):
             out = np.min(x, axis=dims, keepdims=keepdim)
-        elif p == 0:
-            out = np.sum(x != 0, axis=dims, keepdims=keepdim)
         elif p == 1:
             out = np.sum(x, axis=dims, keepdims=keepdim)
         elif p == 2:
             out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
-            out = np.sum(x ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+            out = _p_norm(x, p, dims, keepdim)
         result = Tensor._make(row_major(out, dtype=a._data.dtype))
         ctx.save_for_backward(a, result)
         ctx.p, ctx.dims, ctx.keepdim, ctx.everything = p, dims, keepdim, everything
@@ -848,6 +848,42 @@ class LinalgVectorNorm(Function):
         a, norm = ctx.saved_tensors
         g = _vector_norm_grad(a, norm, grad, ctx.p, ctx.dims, ctx.keepdim, ctx.everything)
         return g, None, None, None, None
+
+
+def _p_norm(x: np.ndarray, p: float, dims: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """``(sum |x|^p)^(1/p)`` over ``dims`` of ``x = |a|`` for a p other than 0, 1, 2 and +-inf, as PyTorch's
+    kernel computes it: each power with C's ``pow``, summed one after the other in memory order (in float
+    for float32 and float16), then the root, ``1 / p`` in that dtype too."""
+    acc = np.dtype(np.float64) if x.dtype == np.float64 else np.dtype(np.float32)
+    powers = _c_pow(x, p, acc)
+    kept = [d for d in range(x.ndim) if d not in dims]
+    rows = np.transpose(powers, (*kept, *dims)).reshape(*(x.shape[d] for d in kept),
+                                                        math.prod(x.shape[d] for d in dims))
+    total = (np.cumsum(rows, axis=-1, dtype=acc)[..., -1] if rows.shape[-1]  # (one term after the other)
+             else np.zeros(rows.shape[:-1], acc))
+    if keepdim:
+        total = total.reshape([1 if d in dims else n for d, n in enumerate(x.shape)])
+    return _c_pow(total, float(acc.type(1) / acc.type(p)), acc)
+
+
+def _c_pow(x: np.ndarray, p: float, dtype: np.dtype) -> np.ndarray:
+    """``x ** p`` as C's ``pow``/``powf`` give it, in ``dtype``: NumPy's vector ``power`` differs from them
+    in the last bit of one double in twenty (float32: computed in double and rounded, which agrees)."""
+    if dtype == np.float32:
+        return np.power(np.asarray(x, np.float64), p).astype(np.float32)
+    return np.asarray(_C_POW(x, p), np.float64)
+
+
+def _pow(base: float, p: float) -> float:
+    """C's ``pow`` (Python's ``math.pow`` calls it), with its inf and nan where Python raises instead."""
+    try:
+        return math.pow(base, p)
+    except (ValueError, OverflowError):  # (0 to a negative power, an overflow: IEEE results, exact)
+        with _quiet():
+            return float(np.float64(base) ** p)
+
+
+_C_POW = np.frompyfunc(_pow, 2, 1)
 
 
 def _vector_norm_grad(a: Tensor, norm: Tensor, grad: Tensor, p: float, dims: tuple[int, ...],
@@ -891,8 +927,14 @@ def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
             f"{dtypes.scalar_type_name(a._data.dtype)}"
         )
     if a._data.size == 0 and (p < 0 or p == float("inf")):  # min, max, 1/sum(1/|x|) of nothing
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {float(p):g} norm on an empty tensor "
-                           "because the operation does not have an identity")
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {float(p):g} norm on an empty tensor "
+                               "because the operation does not have an identity")
+        for d in (dim,) if isinstance(dim, int) else dim:  # (PyTorch's text lacks the space)
+            if a._data.shape[_wrap_dim(d, a._data.ndim)] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {float(p):g} norm on the "
+                                   f"dimension {d}because this dimension is empty and the operation does "
+                                   "not have an identity")
     return LinalgVectorNorm.apply(a, float(p), _dims(dim, a._data.ndim), keepdim, dim is None)
 
 
@@ -907,7 +949,7 @@ class Dist(Function):
         x = np.abs(diff)
         if x.size == 0:
             out = np.zeros((), dtype=dt)
-        elif p == float("inf"):
+        elif p == float("inf") or x.size == 1 and p != 0:  # (one element: the element, for any p)
             out = np.max(x)
         elif p == -float("inf"):
             out = np.min(x)
@@ -918,7 +960,7 @@ class Dist(Function):
         elif p == 2:
             out = np.sqrt(np.sum(x * x))
         else:
-            out = np.sum(x ** p) ** (1.0 / p)
+            out = _p_norm(x, p, tuple(range(x.ndim)), False)
         result = Tensor._make(row_major(out, dtype=dt))
         ctx.save_for_backward(a, b, result)
         ctx.p = p
