@@ -2729,3 +2729,28 @@ def test_float32_functions_are_rounded_once_as_pytorchs_mostly_are(name):
     if torch is not None:
         share = float(np.mean(got == getattr(torch, name)(torch.tensor(x)).numpy()))
         assert share >= _ROUNDED_ONCE[name], f"{name}: {share:.3f} of the values are PyTorch's"
+
+
+def _copy_onto_itself(m):
+    """``v.copy_(v)`` recorded by autograd: an expanded view (wide seed 31551683), a plain tensor."""
+    out = []
+    x = m.tensor([[0.0, 0.0, 0.0], [0.0, 1.0, -1.0]], requires_grad=True)
+    v = (x * 2).sum().expand(2)
+    out += [v.copy_(v) is v, v._version, graph_names(v)]
+    try:
+        v.sum().backward()
+    except RuntimeError as e:  # CopySlices writes the base's gradient through the expanded view
+        out.append(str(e))
+    y = x * 1
+    out += [y.copy_(y) is y, y._version, graph_names(y)]
+    y.sum().backward()
+    return out + [x.grad.tolist()]
+
+
+@pytest.mark.torch
+def test_copy_onto_itself_is_recorded_even_where_elements_repeat():
+    """PyTorch's copy_ of a tensor onto itself returns before its overlap checks, and autograd records it
+    as any copy (CopySlices on an expanded view, which backward then refuses); this raised at once."""
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _copy_onto_itself(al) == _copy_onto_itself(torch)

@@ -107,11 +107,13 @@ _copy_checked = inplace_of(copies.copy_from)
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """``x.copy_(src)`` (``non_blocking`` changes nothing on a CPU). ``src`` the very same data
     (``x.copy_(x)``, an expanded ``x`` too) is left as it is: PyTorch's kernel returns before its overlap
-    checks; with nothing to record, the version counts."""
-    if (type(src) is Tensor and not self._is_inference and _same_data(self._data, src._data)
-            and not (grad_mode.is_grad_enabled() and (self.requires_grad or src.requires_grad))):
-        self._version_counter.value += 1
-        return self
+    checks; with nothing to record, the version counts; else autograd records the copy as any other,
+    elements that repeat in memory and all (its backward then refuses them, as PyTorch's)."""
+    if type(src) is Tensor and not self._is_inference and _same_data(self._data, src._data):
+        if not (grad_mode.is_grad_enabled() and (self.requires_grad or src.requires_grad)):
+            self._version_counter.value += 1
+            return self
+        return fill_inplace(self, copies.copy_from, src)
     return _copy_checked(self, src)
 
 
