@@ -69,12 +69,13 @@ def test_open_kinds_still_occur():
 
 @pytest.mark.torch
 @pytest.mark.parametrize("seed, rounding",
-                         [(5000756, True), (3802195, True), (10102287, True), (3502440, False)])
+                         [(5000756, True), (3802195, True), (10102287, True), (50941603, False)])
 def test_float32_rounding_is_told_apart_by_the_float64_program(seed, rounding):
     """A float32 value that differs is put down to rounding only where the same program in float64 shows
     autograd_lab's error within 4x PyTorch's own (seeds 5000756, 3802195: a second derivative of a sum
-    that cancels to nearly 0; seed 10102287: a saved tensor made so too); a nan where PyTorch has a number
-    (seed 3502440: the square root of such a value) stays a mismatch."""
+    that cancels to nearly 0; seed 10102287: a saved tensor made so too); a number where PyTorch has a nan
+    (seed 50941603: such a value as the exponent of a negative base) stays a mismatch. (Seed 3502440, the
+    square root of such a value, matches since softmax's float32 exp is rounded once.)"""
     found = [m for m in check_all(generate(seed))
              if m.field in ("values", "grad") or m.field.startswith("saved")]
     assert found, f"seed {seed} no longer differs in its values: pick another"

@@ -13,8 +13,10 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import SAVES_RESULT, Function, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .promotion import row_major
+from .promotion import rounded_once, row_major
 from .reduction import _dims, _unsqueeze_back
+
+_exp = rounded_once(np.exp)
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
@@ -32,12 +34,13 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def _stable_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    """softmax as PyTorch's kernel computes it: ``exp(x - max)`` times ``1 / sum``."""
+    """softmax as PyTorch's kernel computes it: ``exp(x - max)`` times ``1 / sum``, the exp rounded once
+    (float32 rows of 3 to 64: 62-92% of the values PyTorch's, with NumPy's float32 exp 47-70%)."""
     if x.ndim == 0:
         return _stable_softmax(x.reshape(1), 0).reshape(())
     if x.size == 0:
         return np.empty_like(x, order="C")
-    e = np.exp(x - np.maximum.reduce(x, axis=dim, keepdims=True))
+    e = _exp(x - np.maximum.reduce(x, axis=dim, keepdims=True))
     out = e * (1 / np.add.reduce(e, axis=dim, keepdims=True))
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
