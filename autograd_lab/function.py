@@ -630,12 +630,18 @@ def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     if fn is not None:
         return (fn, t.output_nr)
     if t._requires_grad:
-        node = t._accumulate_ref() if t._accumulate_ref is not None else None
-        if node is None:
-            node = AccumulateGrad(t)
-            t._accumulate_ref = weakref.ref(node)
-        return (node, 0)
+        return (accumulate_node(t), 0)
     return (None, 0)
+
+
+def accumulate_node(leaf: Tensor) -> AccumulateGrad:
+    """A leaf's AccumulateGrad: held weakly by the leaf (it holds the leaf), so made again whenever no
+    graph holds it any more."""
+    ref = leaf._accumulate_ref
+    if ref is None or (node := ref()) is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulate_ref = weakref.ref(node)
+    return node
 
 
 class Function:
@@ -732,11 +738,7 @@ def _record(cls: type[Function], args: tuple, kwargs: dict) -> Any:
                 fn = a._grad_fn
                 edges += (fn, a.output_nr)
             elif a._requires_grad:
-                ref = a._accumulate_ref
-                fn = ref() if ref is not None else None
-                if fn is None:
-                    fn = AccumulateGrad(a)
-                    a._accumulate_ref = weakref.ref(fn)
+                fn = accumulate_node(a)
                 edges += (fn, 0)
             else:
                 fn = None
@@ -796,20 +798,14 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
     fn_a, nr_a = a._grad_fn, 0
     if fn_a is not None:
         nr_a = a.output_nr
-    elif a._requires_grad:  # a leaf: its AccumulateGrad, made again when no graph holds it any more
-        ref = a._accumulate_ref
-        if ref is None or (fn_a := ref()) is None:
-            fn_a = AccumulateGrad(a)
-            a._accumulate_ref = weakref.ref(fn_a)
+    elif a._requires_grad:
+        fn_a = accumulate_node(a)
     if type(b) is Tensor:
         fn_b, nr_b = b._grad_fn, 0
         if fn_b is not None:
             nr_b = b.output_nr
         elif b._requires_grad:
-            ref = b._accumulate_ref
-            if ref is None or (fn_b := ref()) is None:
-                fn_b = AccumulateGrad(b)
-                b._accumulate_ref = weakref.ref(fn_b)
+            fn_b = accumulate_node(b)
         # saved_item's common case inline: a tensor never changed in place is kept as it is
         saved_b = None if not save[1] else b if b._counter is None and not b._is_inference else saved_item(b)
     else:  # a Python number, saved as (its array, the number)

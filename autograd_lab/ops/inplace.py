@@ -356,7 +356,8 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
 
 def fill_inplace(t: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
     """:func:`inplace` for ``fill_`` and ``zero_``, which PyTorch lets write a tensor whose elements repeat
-    in memory (an expanded one): every repeat gets the same value."""
+    in memory (an expanded one): every repeat gets the same value; and for ``x.copy_(x)``, which leaves
+    every element as it is."""
     if grad_mode.is_grad_enabled():
         _check_inplace(t, args)
     return apply_inplace(t, op, args, repeats_ok=True)

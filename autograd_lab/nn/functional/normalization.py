@@ -47,9 +47,11 @@ class NativeBatchNorm(Function):
         if data.size and data.dtype == np.float32 and data.flags.c_contiguous and all(
                 t is _UNDEFINED or t is None or t._data.dtype == np.float32
                 for t in (weight, bias, running_mean, running_var)):
-            out, mean, invstd = _batch_norm_float32(data, weight, bias, running, training, momentum, eps)
+            out, mean, invstd = _batch_norm_float32(data, weight, bias, running, training, momentum, eps,
+                                                    shape)
         else:
-            out, mean, invstd = _batch_norm_double(data, weight, bias, running, training, momentum, eps)
+            out, mean, invstd = _batch_norm_double(data, weight, bias, running, training, momentum, eps,
+                                                   dims, shape)
         kept = (mean, invstd) if training else (np.zeros(0), np.zeros(0))
         ctx.save_for_backward(x, None if weight is _UNDEFINED else weight, running_mean, running_var,
                               *(Tensor._make(k.astype(data.dtype)) for k in kept))
@@ -71,11 +73,11 @@ class NativeBatchNorm(Function):
 
 
 def _batch_norm_double(data: np.ndarray, weight: Any, bias: Any, running: tuple, training: bool,
-                       momentum: float, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                       momentum: float, eps: float, dims: tuple, shape: tuple,
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(out, mean, invstd)`` computed in double and rounded once (float64, float16, a layout by
-    columns); in training the running statistics move too."""
-    dims = (0, *range(2, data.ndim))
-    shape = (1, data.shape[1]) + (1,) * (data.ndim - 2)
+    columns), the statistics over ``dims``, broadcast as ``shape``; in training the running statistics
+    move too."""
     running_mean, running_var = running
     if training:
         wide = data.astype(np.float64)
@@ -100,7 +102,8 @@ def _batch_norm_double(data: np.ndarray, weight: Any, bias: Any, running: tuple,
 
 
 def _batch_norm_float32(data: np.ndarray, weight: Any, bias: Any, running: tuple, training: bool,
-                        momentum: float, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                        momentum: float, eps: float, shape: tuple,
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(out, mean, invstd)`` of a float32 input laid out by rows, as PyTorch's CPU kernel computes
     them, bit for bit (checked against it: every rounding below is one of its steps).
 
@@ -147,7 +150,6 @@ def _batch_norm_float32(data: np.ndarray, weight: Any, bias: Any, running: tuple
         invstd = f32(1) / np.sqrt(running_var._data + f32(eps))
     alpha = invstd * weight._data.reshape(-1) if weight is not _UNDEFINED else invstd
     beta = _fma(-mean, alpha, bias._data.reshape(-1) if bias is not _UNDEFINED else f32(0))
-    shape = (1, channels) + (1,) * (data.ndim - 2)
     return _fma(data, alpha.reshape(shape), beta.reshape(shape)), mean, invstd
 
 
