@@ -828,7 +828,8 @@ class LinalgVectorNorm(Function):
         x = np.abs(a._data)
         if p == 0:
             out = np.sum(x != 0, axis=dims, keepdims=keepdim)
-        elif p == float("inf") or x.size and math.prod(x.shape[d] for d in dims) == 1:
+        elif p == float("inf") or x.size and math.prod(x.shape[d] for d in dims) == 1 and (
+                x.ndim or everything):  # (a 0-d tensor with a dim given: PyTorch's general kernel)
             out = np.max(x, axis=dims, keepdims=keepdim)  # (over one element: the element, for any p)
         elif p == -float("inf"):
             out = np.min(x, axis=dims, keepdims=keepdim)

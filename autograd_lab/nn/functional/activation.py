@@ -174,6 +174,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2
 
 
 _GELU_C = 0.044715
@@ -182,8 +183,9 @@ _GELU_C = 0.044715
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
-def _normal_cdf(w: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.asarray(_erf(w / math.sqrt(2.0)), dtype=np.float64))
+def _erf_term(w: np.ndarray) -> np.ndarray:
+    """``1 + erf(w / sqrt(2))`` as PyTorch's kernel computes it (``w * M_SQRT1_2``, C's ``erf``)."""
+    return 1.0 + np.asarray(_erf(w * _SQRT1_2), dtype=np.float64)
 
 
 def _gelu_value(d: np.ndarray, approximate: str) -> np.ndarray:
@@ -191,7 +193,12 @@ def _gelu_value(d: np.ndarray, approximate: str) -> np.ndarray:
     if approximate == "tanh":
         out = 0.5 * w * (1.0 + np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w**3)))
     else:
-        out = w * _normal_cdf(w)
+        out = (w * 0.5) * _erf_term(w)  # (PyTorch's order: x * 0.5 * (1 + erf(x * M_SQRT1_2)))
+        if d.dtype == np.float32 and d.size > 1 and d.flags.c_contiguous:
+            # PyTorch hands a contiguous float32 tensor of more than one element to oneDNN, whose
+            # kernel gives nan for +inf and overflows to inf from 2**127 on (x (1 + erf) before the half)
+            out[w >= 2.0**127] = np.inf
+            out[w == np.inf] = np.nan
     return iterator_layout(out.astype(d.dtype), d)
 
 
@@ -200,7 +207,7 @@ def _gelu_derivative(d: np.ndarray, approximate: str) -> np.ndarray:
     if approximate == "tanh":
         t = np.tanh(_SQRT_2_OVER_PI * (w + _GELU_C * w**3))
         return 0.5 * (1 + t) + 0.5 * w * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * w * w)
-    return _normal_cdf(w) + w * np.exp(-0.5 * w * w) * _INV_SQRT_2PI
+    return 0.5 * _erf_term(w) + w * (_INV_SQRT_2PI * np.exp(w * w * -0.5))  # (cdf + x * pdf, as PyTorch)
 
 
 def _gelu_second_derivative(x: Tensor, approximate: str) -> Tensor:
