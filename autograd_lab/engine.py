@@ -29,6 +29,7 @@ import itertools
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from sys import getrefcount
 from typing import Any
 
 import numpy as np
@@ -262,8 +263,12 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                 if buf is None:
                     if not left and type(nxt) is AccumulateGrad and not nxt._hooked:
                         # its one gradient, at once: with the highest priority (sequence_nr), the heap
-                        # would hand it out next anyway, and without hooks nothing can tell the difference
-                        nxt.apply(g)
+                        # would hand it out next anyway, and without hooks nothing can tell the difference;
+                        # a gradient nothing else holds is handed over (.grad without a copy)
+                        if getrefcount(g) == _HANDED_OVER:
+                            nxt.take(g)
+                        else:
+                            nxt.apply(g)
                         continue
                     n = nxt._num_outputs
                     buf = [None] * (n if n > nr else nr + 1)
@@ -287,6 +292,11 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     finally:
         quiet_off(token)
         state.enabled = was_enabled
+
+
+# the references to a gradient in _run_plain's loop when nothing else holds it: grads_out, zip's tuple, the
+# loop variable and getrefcount's argument (PyTorch's AccumulateGrad checks the use count so)
+_HANDED_OVER = 4
 
 
 def _apply(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:

@@ -423,8 +423,8 @@ class BackwardNode(Node, FunctionCtx):
             self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        if self.materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
-                                       else _has_none(grad_outputs)):  # unused outputs: zeros
+        if (grad_outputs[0] is None if len(grad_outputs) == 1 else _has_none(grad_outputs)
+                ) and self.materialize_grads:  # unused outputs: zeros
             if self._builtin and all(g is None for g in grad_outputs):  # PyTorch's own nodes: no gradient
                 return (None,) * len(self._tensor_positions)  # in, none out (a hook's None, say)
             grad_outputs = tuple(
@@ -447,14 +447,17 @@ class BackwardNode(Node, FunctionCtx):
                 )
         positions = self._tensor_positions  # the gradients of the tensor arguments (all, commonly)
         grads = result if len(positions) == n else tuple([result[pos] for pos in positions])
-        for i, (shape, dtype) in enumerate(self._input_meta):
-            g = grads[i]
+        meta = self._input_meta  # (shape, dtype) of each tensor argument
+        i = 0
+        for g in grads:
             if g is not None:
                 # the common case, a Tensor of the input's shape and dtype, needs no validation
                 # (NumPy's built-in dtypes are singletons: `is` first, == only when they differ)
                 d = g._data if type(g) is Tensor else None
+                shape, dtype = meta[i]
                 if d is None or d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
                     grads = (*grads[:i], _validate_grad(self, i, g, shape, dtype), *grads[i + 1:])
+            i += 1
         return grads
 
 
@@ -587,7 +590,7 @@ class AccumulateGrad(Node):
         if _GRAD.enabled:  # create_graph=True: .grad keeps its own graph
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
-            var._grad = Tensor._make(np.array(grad._data, dtype=var._data.dtype, copy=True))
+            var._grad = Tensor._make(_grad_copy(grad._data, var._data))
             if grad._counter is not None and grad._data.base is None:  # PyTorch would take it as it is:
                 var._grad._version_counter.value = grad._counter.value  # its version too (engine sums)
         else:
@@ -602,6 +605,34 @@ class AccumulateGrad(Node):
                     checked_hook_result(var, result, hook)
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
+
+
+    def take(self, grad: Tensor) -> tuple[()]:
+        """``apply`` for a gradient the engine hands over, nothing else holding it (nor its array): the
+        first one, of the variable's dtype and strides, owning its memory, becomes ``.grad`` as it is, as
+        PyTorch's AccumulateGrad steals a gradient no other tensor uses (its version too). No copy: a
+        training step's weight gradients are kept as the matrix products made them."""
+        var = self.variable
+        data = grad._data
+        if (var._grad is None and var._requires_grad and not _GRAD.enabled and type(grad) is Tensor
+                and grad._grad_fn is None and not grad._requires_grad and grad._base is None
+                and data.base is None and sys.getrefcount(data) == 3  # (grad._data, data, the argument)
+                and data.dtype is var._data.dtype and data.strides == var._data.strides
+                and not var._post_accumulate_grad_hooks):
+            var._grad = grad
+            return ()
+        return self.apply(grad)
+
+
+def _grad_copy(g: np.ndarray, variable: np.ndarray) -> np.ndarray:
+    """A new ``.grad``'s array: ``g`` copied into the variable's layout and dtype (PyTorch's
+    ``clone_obey_contract``: a transposed variable gets a transposed gradient, a row-major one a row-major
+    gradient whatever the layout of what backward computed)."""
+    if g.strides == variable.strides and g.dtype is variable.dtype:
+        return np.array(g, copy=True)
+    out = np.empty_like(variable)  # (NumPy keeps a dense array's order of dims)
+    np.copyto(out, g, casting="unsafe")
+    return out
 
 
 def checked_hook_result(old: Tensor, new: Any, hook: Callable) -> Tensor:

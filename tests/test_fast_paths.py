@@ -14,6 +14,7 @@ import contextlib
 
 import numpy as np
 import pytest
+from helpers import torch
 
 import autograd_lab as al
 from autograd_lab import function, testing
@@ -500,3 +501,69 @@ def test_is_view_says_what_pytorchs_says():
         g = lib.autograd.grad((x @ W + b).sum(), b)[0]  # (a sum viewed without its leading dim)
         got = [x._is_view(), x[0]._is_view(), x.t()._is_view(), (x * 2)._is_view(), g._is_view()]
         assert got == [False, True, True, False, True], lib.__name__
+
+
+def test_a_gradient_nothing_else_holds_becomes_grad_without_a_copy(monkeypatch):
+    """The engine hands AccumulateGrad a gradient only it holds; a weight's first gradient, as the matrix
+    product made it, is then ``.grad`` itself (PyTorch's AccumulateGrad steals it so). The bias's gradient
+    is a view of the sum (copied), and what anything else holds is copied, never shared."""
+    copies = []
+    real = function._grad_copy
+    monkeypatch.setattr(function, "_grad_copy", lambda g, v: (copies.append(g.shape), real(g, v))[1])
+    x = al.ones(4, 3)
+    w = al.full((3, 2), 2.0, requires_grad=True)
+    b = al.zeros(2, requires_grad=True)
+    (x @ w + b).sum().backward()
+    assert copies == [(2,)]  # the bias's; w's gradient taken as it is
+    assert w.grad.tolist() == [[4.0, 4.0]] * 3 and b.grad.tolist() == [4.0, 4.0]
+    assert w.grad._version == 0 and not w.grad._is_view() and w.grad.grad_fn is None
+    (x @ w).sum().backward()  # a second gradient is added into the first, in place
+    assert w.grad.tolist() == [[8.0, 8.0]] * 3 and w.grad._version == 1
+
+    # held elsewhere: copied. The gradient given to backward (through AddBackward0, twice in its result):
+    v = al.zeros(3, requires_grad=True)
+    given = al.ones(3)
+    (v + 0).backward(given)
+    v.grad.add_(1)
+    assert given.tolist() == [1.0, 1.0, 1.0]
+
+    kept = []
+
+    class Keep(al.autograd.Function):  # a backward that keeps what it returns
+        @staticmethod
+        def forward(ctx, t):
+            return t.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 3
+            kept.append(out)
+            return out
+
+    u = al.zeros(3, requires_grad=True)
+    Keep.apply(u * 1).sum().backward()
+    u.grad.add_(1)
+    assert kept[0].tolist() == [3.0, 3.0, 3.0] and u.grad.tolist() == [4.0, 4.0, 4.0]
+
+    grads = []
+    s = al.zeros(2, requires_grad=True)
+    s.register_hook(lambda g: grads.append(g))  # a hook: the engine's general path, copied
+    (s * 2).sum().backward()
+    s.grad.add_(1)
+    assert grads[0].tolist() == [2.0, 2.0]
+
+
+def test_a_new_grad_has_the_variables_layout_as_pytorchs():
+    """PyTorch's ``clone_obey_contract``: ``.grad`` takes the variable's strides, whatever the layout of the
+    gradient backward computed (a transposed product's gradient of a row-major weight is row-major)."""
+    cases = {"transposed gradient": lambda m: m.ones(2, 3, requires_grad=True),
+             "transposed leaf": lambda m: m.ones(3, 2).t().requires_grad_()}
+    for name, make in cases.items():
+        got = []
+        for m in (al, torch) if torch is not None else (al,):
+            w = make(m)
+            (w.t() if name == "transposed gradient" else w.contiguous()).mul(2).sum().backward()
+            got.append((w.grad.stride(), w.grad.is_contiguous(), w.grad.tolist()))
+        assert got[0][:2] == ({"transposed gradient": (3, 1), "transposed leaf": (1, 2)}[name],
+                              name == "transposed gradient"), name
+        assert len(set(map(repr, got))) == 1, (name, got)
