@@ -209,13 +209,14 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
     without hooks is applied directly. Same schedule, same results."""
     deps: dict[Node, int] = {}
     stack = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(node for node, _, _ in roots))
-    starts = set(stack)
+    starts = set(stack) if len(stack) > 1 else ()  # (one root: no edge leads back to it)
     while stack:
         for nxt in stack.pop()._edges[::2]:
             if nxt is None:
                 continue
-            if nxt in deps:  # seen before: one more edge into it
-                deps[nxt] += 1
+            count = deps.get(nxt)
+            if count is not None:  # seen before: one more edge into it
+                deps[nxt] = count + 1
             else:
                 deps[nxt] = 1
                 if nxt not in starts:  # (a root is walked from already)
