@@ -606,7 +606,6 @@ class AccumulateGrad(Node):
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
-
     def take(self, grad: Tensor) -> tuple[()]:
         """``apply`` for a gradient the engine hands over, nothing else holding it (nor its array): the
         first one, of the variable's dtype and strides, owning its memory, becomes ``.grad`` as it is, as
