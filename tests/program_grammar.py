@@ -498,8 +498,8 @@ def reduction_wide(rng, env, a):
         n = t.shape[d]
         forms += [f"{a}.diff(dim={d})", f"{a}.sort({d})", f"{a}.sort({d}, descending=True)[0]",
                   f"{a}.argsort({d})"]
-        if t.unique().numel() == t.numel():  # (which of equal elements topk picks is PyTorch's kernel's)
-            forms += [f"{a}.topk({min(n, 2)}, {d})", f"{a}.topk(1, {d}, largest=False)[0]"]
+        forms += [f"{a}.topk({min(n, 2)}, {d})", f"{a}.topk(1, {d}, largest=False)[0]",  # (ties: GCC's order)
+                  f"{a}.topk({n}, {d}, sorted=False)[1]"]
     if t.ndim == 2:
         forms += [f"{a}.trace()", f"{a}.diagonal()", f"{a}.diag()", f"lib.diagonal({a}, 1)"]
     if t.ndim == 1:

@@ -104,16 +104,18 @@ class Topk(Function):
     saved_names = ("indices",)
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, k: int, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
+    def forward(ctx: Any, a: Tensor, k: int, dim: int, largest: bool, sorted: bool = True,
+                ) -> tuple[Tensor, Tensor]:
         def first_k(x: np.ndarray) -> np.ndarray:
-            return np.take(_stable_order(x, dim, largest), np.arange(k), axis=dim)
+            order = np.take(_stable_order(x, dim, largest), np.arange(k), axis=dim)
+            return _topk_ties(x, order, k, dim, largest, sorted)
 
         return _picked(ctx, a._data, dim, first_k)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None, None]:
         (indices,) = ctx.saved_tensors
-        return _select_back(grad, indices._data, ctx.shape, ctx.dim, True), None, None, None
+        return _select_back(grad, indices._data, ctx.shape, ctx.dim, True), None, None, None, None
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
@@ -124,7 +126,176 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
         raise RuntimeError("selected index k out of range")
     if a._data.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    return TopkResult(*Topk.apply(a, int(k), d, bool(largest)))
+    return TopkResult(*Topk.apply(a, int(k), d, bool(largest), bool(sorted)))
+
+
+# ---------------------------------------------------------------------------- topk's order among equal values
+# PyTorch's topk (topk_impl_loop) orders (value, index) pairs with C++'s std::nth_element and std::sort (or
+# std::partial_sort when k * 64 <= n), which are not stable: where values repeat, which of them come first
+# is what GCC's algorithms make of it. Rows with repeated values (or several NaNs) replay them here, step by
+# step, and with sorted=False every row (nth_element leaves the first k in its own order); other rows have
+# one answer, the stable order.
+_REPLAYED = 1 << 14  # longest row replayed (in Python); longer rows keep the stable order among ties
+
+
+def _topk_ties(x: np.ndarray, order: np.ndarray, k: int, dim: int, largest: bool, sort: bool) -> np.ndarray:
+    """``order`` (the stable first k along ``dim``), with the rows whose values repeat replayed."""
+    n = x.shape[dim]
+    if k == 0 or n < 2 or n > _REPLAYED:
+        return order
+    rows = np.moveaxis(x, dim, -1).reshape(-1, n)
+    if not sort and k * 64 > n:  # unsorted, nth_element's order: every row
+        repeated = np.arange(len(rows))
+    else:
+        srt = np.sort(rows, axis=1)
+        nans = np.isnan(rows).sum(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), np.int64)
+        repeated = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1) | (nans > 1))
+    if not repeated.size:
+        return order
+    out = np.moveaxis(order, dim, -1).reshape(-1, k).copy()
+    for r in repeated:
+        out[r] = _gnu_topk(rows[r].tolist(), k, largest, sort)
+    return np.moveaxis(out.reshape(*np.moveaxis(order, dim, -1).shape), -1, dim)
+
+
+def _gnu_topk(values: list, k: int, largest: bool, sort: bool) -> list[int]:
+    """One row of topk_impl_loop: the indices of its first k pairs."""
+    def before(a: tuple, b: tuple) -> bool:  # PyTorch's comparator: NaN the largest
+        x, y = a[0], b[0]
+        if largest:
+            return (x != x and y == y) or x > y
+        return (x == x and y != y) or x < y
+
+    q = [(v, i) for i, v in enumerate(values)]
+    n = len(q)
+    if k * 64 <= n:  # std::partial_sort
+        _heap_select(q, 0, k, n, before)
+        _sort_heap(q, 0, k, before)
+    else:  # std::nth_element, then std::sort of the first k - 1 (sic)
+        _introselect(q, 0, k - 1, n, 2 * _lg(n), before)
+        if sort and k - 1 > 0:
+            _introsort_loop(q, 0, k - 1, 2 * _lg(k - 1), before)
+            _final_insertion_sort(q, 0, k - 1, before)
+    return [i for _, i in q[:k]]
+
+
+def _lg(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _introselect(q: list, first: int, nth: int, last: int, depth: int, before: Any) -> None:
+    if nth == last:
+        return
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(q, first, nth + 1, last, before)
+            q[first], q[nth] = q[nth], q[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(q, first, last, before)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(q, first, last, before)
+
+
+def _introsort_loop(q: list, first: int, last: int, depth: int, before: Any) -> None:
+    while last - first > 16:
+        if depth == 0:
+            _heap_select(q, first, last, last, before)
+            _sort_heap(q, first, last, before)
+            return
+        depth -= 1
+        cut = _partition_pivot(q, first, last, before)
+        _introsort_loop(q, cut, last, depth, before)
+        last = cut
+
+
+def _final_insertion_sort(q: list, first: int, last: int, before: Any) -> None:
+    if last - first > 16:
+        _insertion_sort(q, first, first + 16, before)
+        for i in range(first + 16, last):
+            _linear_insert(q, i, before)
+    else:
+        _insertion_sort(q, first, last, before)
+
+
+def _partition_pivot(q: list, first: int, last: int, before: Any) -> int:
+    """The median of three moved to ``first``, then Hoare's partition around it."""
+    a, b, c = first + 1, first + (last - first) // 2, last - 1
+    if before(q[a], q[b]):
+        m = b if before(q[b], q[c]) else c if before(q[a], q[c]) else a
+    else:
+        m = a if before(q[a], q[c]) else c if before(q[b], q[c]) else b
+    q[first], q[m] = q[m], q[first]
+    pivot, lo, hi = q[first], first + 1, last
+    while True:
+        while before(q[lo], pivot):
+            lo += 1
+        hi -= 1
+        while before(pivot, q[hi]):
+            hi -= 1
+        if lo >= hi:
+            return lo
+        q[lo], q[hi] = q[hi], q[lo]
+        lo += 1
+
+
+def _insertion_sort(q: list, first: int, last: int, before: Any) -> None:
+    for i in range(first + 1, last):
+        if before(q[i], q[first]):
+            q[first:i + 1] = [q[i], *q[first:i]]
+        else:
+            _linear_insert(q, i, before)
+
+
+def _linear_insert(q: list, last: int, before: Any) -> None:
+    val = q[last]
+    while before(val, q[last - 1]):
+        q[last] = q[last - 1]
+        last -= 1
+    q[last] = val
+
+
+def _heap_select(q: list, first: int, middle: int, last: int, before: Any) -> None:
+    length = middle - first
+    if length >= 2:  # make_heap
+        for parent in range((length - 2) // 2, -1, -1):
+            _adjust_heap(q, first, parent, length, q[first + parent], before)
+    for i in range(middle, last):
+        if before(q[i], q[first]):  # pop_heap into i
+            val = q[i]
+            q[i] = q[first]
+            _adjust_heap(q, first, 0, length, val, before)
+
+
+def _sort_heap(q: list, first: int, last: int, before: Any) -> None:
+    while last - first > 1:
+        last -= 1
+        val = q[last]
+        q[last] = q[first]
+        _adjust_heap(q, first, 0, last - first, val, before)
+
+
+def _adjust_heap(q: list, first: int, hole: int, length: int, val: tuple, before: Any) -> None:
+    top = child = hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if before(q[first + child], q[first + child - 1]):
+            child -= 1
+        q[first + hole] = q[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        q[first + hole] = q[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2  # push_heap
+    while hole > top and before(q[first + parent], val):
+        q[first + hole] = q[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    q[first + hole] = val
 
 
 def evenly_distribute(grad: Tensor, a: Tensor, value: np.ndarray) -> Tensor:
