@@ -20,6 +20,7 @@ from ..dtypes import quiet as _quiet
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import SAVES_NOTHING, Function, _expandable_to, fast_unary
 from ..grad_mode import is_grad_enabled
+from ..summation import torch_sum
 from ..tensor import Tensor
 from .comparison import maximum, minimum
 from .indexing import ScatterSrc, _Data, narrow
@@ -114,6 +115,10 @@ class Sum(Function):
         data = a._data
         if dtype is None and data.dtype.kind in "bui":
             dtype = np.int64  # PyTorch sums integers and bools as int64
+        if dtype is None or dtype == data.dtype:  # floats added in PyTorch's order where it can be replayed
+            out = torch_sum(data, dims, keepdim)
+            if out is not None:
+                return Tensor._make(row_major(out))
         # (np.add.reduce: what np.sum calls, without its Python wrapper)
         return Tensor._make(row_major(np.add.reduce(data, axis=dims, keepdims=keepdim, dtype=dtype)))
 
@@ -177,6 +182,9 @@ class Mean(Function):
 def _mean_kernel(x: np.ndarray, dims: tuple[int, ...], keepdim: bool, dtype: Any, count: int) -> np.ndarray:
     """np.mean's own steps without its Python wrapper: the sum (float16 summed in float32, as np.mean
     does), then one division (the caller runs it quietly: the mean of nothing is 0/0, nan)."""
+    total = torch_sum(x, dims, keepdim) if dtype is None or dtype == x.dtype else None
+    if total is not None:  # (PyTorch's mean: the sum, in its order, divided by the count)
+        return row_major(np.true_divide(total, count))
     acc = np.float32 if dtype is None and x.dtype == np.float16 else dtype
     out = np.true_divide(np.add.reduce(x, axis=dims, keepdims=keepdim, dtype=acc), count)
     return row_major(out, dtype=dtype or x.dtype)

@@ -27,6 +27,7 @@ from ...grad_mode import no_grad
 from ...ops import logarithmic, pointwise
 from ...ops.promotion import _const, binary_operands, broadcast_shape, cast, iterator_layout
 from ...ops.scalar import AddNumber, DivNumber, MulNumber
+from ...summation import torch_sum
 from ...tensor import Tensor
 from ._node import (
     _keep,
@@ -63,17 +64,24 @@ def _legacy_string(size_average: Any, reduce: Any) -> str:
     return "sum" if reduce else "none"
 
 
+def _total(arr: np.ndarray) -> np.ndarray:
+    """The sum of every element, in PyTorch's order of additions where it applies (loss.sum())."""
+    out = torch_sum(arr, tuple(range(arr.ndim)))
+    return np.add.reduce(arr, axis=None) if out is None else out
+
+
 def _mean(arr: np.ndarray) -> np.ndarray:
-    """The mean as a 0-d array of ``arr``'s dtype; nan over no elements, without NumPy's warning."""
+    """The mean as a 0-d array of ``arr``'s dtype (loss.mean(): the sum, divided); nan over no elements,
+    without NumPy's warning."""
     with np.errstate(invalid="ignore"):
-        return np.asarray(np.add.reduce(arr, axis=None) / arr.dtype.type(arr.size), dtype=arr.dtype)
+        return np.asarray(_total(arr) / arr.dtype.type(arr.size), dtype=arr.dtype)
 
 
 def _reduce(arr: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "mean":
         return _mean(arr)
     if reduction == "sum":
-        return np.asarray(arr.sum(), dtype=arr.dtype)
+        return np.asarray(_total(arr), dtype=arr.dtype)
     return arr
 
 
