@@ -295,9 +295,19 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
         state.enabled = was_enabled
 
 
-# the references to a gradient in _run_plain's loop when nothing else holds it: grads_out, zip's tuple, the
-# loop variable and getrefcount's argument (PyTorch's AccumulateGrad checks the use count so)
-_HANDED_OVER = 4
+def _handed_over() -> int:
+    """The references getrefcount sees to a gradient nothing else holds, in _run_plain's loop: grads_out,
+    zip's tuple, the loop variable and (as this Python counts it) getrefcount's argument. PyTorch's
+    AccumulateGrad checks the use count so; measured once here, the same way, so that any other holder
+    (a second slot of grads_out, a user's variable or list) makes the count larger."""
+    edges = iter((None, 0))
+    grads_out = (object(),)
+    for _nxt, _nr, g in zip(edges, edges, grads_out):
+        return getrefcount(g)
+    raise AssertionError("unreachable")
+
+
+_HANDED_OVER = _handed_over()
 
 
 def _apply(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
