@@ -65,6 +65,8 @@ def _plan(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool, lanes: i
         return run
     if len(axes) == 1 and axes[0] == len(groups) - 1:  # the last dims: one sum per row
         inner = (math.prod(sizes[:-1]), sizes[-1])
+        if inner[0] == 1 and lanes * _ILP <= inner[1] < 16 * _ILP * lanes:
+            return _compile_short_row(inner[1], lanes, out_shape)  # (a loss's sum or mean)
         add = _compile_rows(*inner, lanes)
     elif len(axes) == 1:  # the first or middle dims: down the columns, for each index before them
         i = axes[0]
@@ -78,6 +80,30 @@ def _plan(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool, lanes: i
         out = add(x.reshape(inner))
         out += out.dtype.type(0)  # (the kernel's sums start at +0.0: a sum of -0.0s is +0.0)
         return out.reshape(out_shape)
+    return run
+
+
+def _compile_short_row(n: int, lanes: int, out_shape: tuple[int, ...]) -> Step:
+    """:func:`_compile_rows` for one row of 4 to 63 whole vectors (the cascade's first run not reached),
+    in as few NumPy calls as it takes: the four accumulators (every fourth vector, summed in turn), the
+    vectors left over added to the first, the four in turn, then the elements after the last vector and
+    the lanes one after the other."""
+    whole = n // lanes
+    groups = whole // _ILP
+    end, tail = groups * _ILP * lanes, whole * lanes
+    split = (groups, _ILP, lanes)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        x = x.reshape(n)
+        v = x[:end].reshape(split)
+        partial = v[0] if groups == 1 else v[0] + v[1] if groups == 2 else np.add.reduce(v, axis=0)
+        if end < tail:
+            partial = np.concatenate((partial[:1], x[end:tail].reshape(-1, lanes), partial[1:]))
+        acc = np.add.reduce(partial, axis=0)
+        if tail < n:
+            acc = np.concatenate((x[tail:], acc))
+        total = np.add.accumulate(acc)[-1] + x.dtype.type(0)  # (+ 0: never -0.0, as the kernel's)
+        return np.asarray(total).reshape(out_shape)
     return run
 
 
