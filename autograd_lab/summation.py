@@ -9,8 +9,9 @@ rows for the rest), or over several groups of dims (the innermost summed per row
 order). Each step is one NumPy operation over every row at once, and the steps for a shape are worked out
 once: :func:`_plan` compiles them into a chain of functions (each ``_compile_*`` returns one).
 
-:func:`torch_sum` gives PyTorch's values, bit for bit, for float32 and float64 arrays laid out by rows;
-None for anything else, whose sum NumPy then computes (its last bits may differ).
+:func:`torch_sum` gives PyTorch's values, bit for bit, for float32 and float64 arrays laid out by rows of
+fewer than 32,768 elements; None for anything else, whose sum NumPy then computes (its last bits may
+differ).
 """
 
 from __future__ import annotations
@@ -21,15 +22,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-# PyTorch's kernel: 4 accumulators (its "ilp factor") and 4 levels of cascade
+# PyTorch's kernel: 4 accumulators (its "ilp factor") and 4 levels of cascade; at.parallel's grain size
 _ILP = 4
 _LEVELS = 4
+_GRAIN = 32768
 
 
 def torch_sum(x: np.ndarray, dims: tuple[int, ...], keepdim: bool = False) -> np.ndarray | None:
     """``x`` summed over ``dims`` as PyTorch's CPU kernel adds, or None where it does not apply (another
-    dtype, a layout other than row-major, no element)."""
-    if x.dtype.char not in "fd" or not x.flags.c_contiguous or not x.size:  # (float32, float64)
+    dtype, a layout other than row-major, no element, or 32,768 elements and more: PyTorch splits those
+    between its threads, so their last bits depend on its thread count; and replayed, the large ones cost
+    several times NumPy's sum)."""
+    if x.dtype.char not in "fd" or not x.flags.c_contiguous or not 0 < x.size < _GRAIN:  # (float32, float64)
         return None
     key = (x.shape, dims, keepdim, x.dtype.char)
     run = _PLANS.get(key)
@@ -209,7 +213,7 @@ def _compile_cascade(shape: tuple[int, ...]) -> Step:
     runs = size // step
     if not runs:  # level 0 alone: the terms one after the other
         return _compile_fold(shape, 1)
-    stages = []  # per level: (its groups' shape and sum, what it keeps and its sum)
+    stages = []  # levels 1 and 2: how many groups each passes on; the sums of what it keeps, of each group
     count = runs
     for _level in (1, 2):
         whole = count // step

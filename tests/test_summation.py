@@ -58,6 +58,8 @@ def test_what_the_kernel_order_does_not_cover_is_left_to_numpy():
     assert torch_sum(x.astype(np.int64), (0,)) is None
     assert torch_sum(x.astype(np.float16), (0,)) is None
     assert torch_sum(np.zeros((0, 3), np.float32), (0,)) is None
+    assert torch_sum(np.ones(32768, np.float32), (0,)) is None  # (PyTorch splits it between its threads)
+    assert torch_sum(np.ones(32767, np.float32), (0,)) == 32767
     assert al.tensor(x).t().sum(0).tolist() == [6.0, 22.0, 38.0]  # NumPy's sum, the same values here
 
 
