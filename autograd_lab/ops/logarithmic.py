@@ -13,10 +13,9 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import SAVES_RESULT, Function, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .promotion import rounded_once, row_major
+from .pointwise import _exp
+from .promotion import row_major
 from .reduction import _dims, _unsqueeze_back
-
-_exp = rounded_once(np.exp)
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
