@@ -2870,3 +2870,69 @@ def test_topk_picks_among_equal_values_as_pytorchs_kernel():
     assert differ == 0
     x = al.tensor([[-1.0, 0.0, -1.0], [0.0, -1.0, 0.0], [-1.0, -2.0, -1.0], [-1.0, 0.0, 0.0]]) ** 0.5
     assert x.topk(2, -2).indices.tolist() == [[2, 1, 0], [3, 2, 2]]  # the seed's program, PyTorch's answer
+
+
+def _signed_zero_cases(seed: int, count: int):
+    """Operands of zeros of both signs (and ones), of random shapes: broadcast, 0-d, transposed, strided."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        dt = (np.float32, np.float64)[trial % 2]
+        shape = tuple(int(v) for v in rng.integers(1, 40, size=rng.integers(1, 4)))
+
+        def operand_shape(shape=shape):
+            if rng.random() < 0.5:
+                return shape
+            kept = shape[len(shape) - int(rng.integers(0, len(shape) + 1)):]
+            return tuple(1 if rng.random() < 0.3 else v for v in kept)
+
+        arrays = [rng.choice(np.array([0.0, -0.0, 1.0, -1.0, 0.0, -0.0], dt), size=s)
+                  for s in (shape, operand_shape(), operand_shape())]
+        layout = rng.choice(["rows", "strided", "transposed"])
+        yield arrays, layout
+
+
+def _laid_out(m, a: np.ndarray, layout: str):
+    if layout == "strided":  # every other element of a wider tensor
+        return m.tensor(np.repeat(a, 2, axis=-1))[..., ::2]
+    if layout == "transposed" and a.ndim >= 2:
+        return m.tensor(np.ascontiguousarray(a.swapaxes(0, 1))).transpose(0, 1)
+    return m.tensor(a)
+
+
+def test_maximum_of_zeros_of_both_signs_is_pytorchs_vector_or_scalar_kernels():
+    """On a tie of 0.0 and -0.0 PyTorch's CPU loop gives its first operand where its scalar kernel
+    computes the element (std::max), its second where its vector kernel does (the chunks of 16 float32s
+    or 8 float64s along the inner dim TensorIterator makes: vector_lanes). Copied for maximum, minimum
+    and clamp with tensor bounds; before, the first operand always (up to a third of such zeros had the
+    other sign than PyTorch's)."""
+    x = al.maximum(al.zeros(17), -al.zeros(17))
+    assert np.signbit(x.numpy()).tolist() == [True] * 16 + [False]  # 16 by the vector kernel, 1 scalar
+    x = al.minimum(-al.zeros(9, dtype=al.float64), al.zeros(9, dtype=al.float64))
+    assert np.signbit(x.numpy()).tolist() == [False] * 8 + [True]
+    assert not np.signbit(al.maximum(al.zeros(3, 5), -al.zeros(5)).numpy()).any()  # rows of 5: all scalar
+    assert np.signbit(al.clamp(al.zeros(16), min=0.0).numpy()).sum() == 0  # a number bound: scalar rule
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    ops = {
+        "maximum": lambda m, a, b, c: m.maximum(a, b),
+        "minimum": lambda m, a, b, c: m.minimum(b, a),
+        "clamp(min=t)": lambda m, a, b, c: m.clamp(a, min=b),
+        "clamp(max=t)": lambda m, a, b, c: m.clamp(a, max=b),
+        "clamp(min=t, max=t)": lambda m, a, b, c: m.clamp(a, min=b, max=c),
+        "clamp_min": lambda m, a, b, c: m.clamp_min(a, b),
+        "maximum with a 0-d": lambda m, a, b, c: m.maximum(m.tensor(-0.0, dtype=a.dtype), a),
+    }
+    differ = []
+    for arrays, layout in _signed_zero_cases(16, 250):
+        for name, op in ops.items():
+            got = []
+            for m in (al, torch):
+                a, b, c = _laid_out(m, arrays[0], layout), m.tensor(arrays[1]), m.tensor(arrays[2])
+                try:
+                    got.append(op(m, a, b, c).numpy())
+                except RuntimeError:  # (a bound that does not broadcast to a's shape: both raise)
+                    got.append(None)
+            if (got[0] is None) != (got[1] is None) or got[0] is not None and not (
+                    np.array_equal(*got) and np.array_equal(np.signbit(got[0]), np.signbit(got[1]))):
+                differ.append((name, [a.shape for a in arrays], layout))
+    assert differ == [], f"{len(differ)} results differ from PyTorch's, the first: {differ[:3]}"

@@ -25,6 +25,7 @@ from .promotion import (
     iterator_layout,
     result_dtype,
     row_major,
+    vector_lanes,
 )
 from .scalar import DivNumber
 
@@ -73,6 +74,33 @@ def _smaller(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.minimum(y, x)
 
 
+def _larger_of_tensors(x: np.ndarray, y: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """``maximum`` of two tensors (``clamp`` with a tensor bound) as PyTorch's loop computes it: its
+    scalar kernel keeps ``x`` on a tie of 0.0 and -0.0, its vector kernel ``y`` (:func:`vector_lanes`;
+    ``inputs``: the arrays whose layout decides the loop, where ``x`` and ``y`` are copies)."""
+    return _vector_ties(_larger(x, y), x, y, *inputs)
+
+
+def _smaller_of_tensors(x: np.ndarray, y: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """``minimum`` of two tensors (see :func:`_larger_of_tensors`)."""
+    return _vector_ties(_smaller(x, y), x, y, *inputs)
+
+
+def _vector_ties(out: np.ndarray, x: np.ndarray, y: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """``out``, which keeps ``x`` on ties, with ``y``'s zero where the two are zeros of opposite signs
+    and PyTorch's vector kernel computes the element (it returns its second operand on a tie).
+    ``inputs``: the op's inputs, which decide its loop, where they are more than ``x`` and ``y``."""
+    if out.dtype.kind != "f" or not out.ndim or not (out == 0).any():
+        return out
+    lanes = vector_lanes(out.shape, out.dtype, *(inputs or (x, y)))
+    if lanes is None:
+        return out
+    flip = lanes & (x == y) & (np.signbit(x) != np.signbit(y))
+    if flip.any():
+        out[flip] = np.broadcast_to(y, out.shape)[flip]
+    return out
+
+
 class Clamp(Function):
     node_name = "ClampBackward1"
     saved_names = ("self",)
@@ -107,11 +135,13 @@ class ClampTensor(Function):
     def forward(ctx: Any, a: Tensor, lo: Tensor, hi: Tensor) -> Tensor:
         lo, hi = (None if t is _UNDEFINED else t for t in (lo, hi))
         ctx.save_for_backward(a, lo, hi)
+        # one loop over the three as PyTorch's (its vector kernel: the bound on a tie of 0.0 and -0.0)
+        inputs = [t._data for t in (a, lo, hi) if t is not None]
         out = a._data
         if lo is not None:
-            out = _binary(_larger, Tensor._make(out), lo)
+            out = _binary(lambda x, y: _vector_ties(_larger(x, y), x, y, *inputs), Tensor._make(out), lo)
         if hi is not None:
-            out = _binary(_smaller, Tensor._make(out), hi)
+            out = _binary(lambda x, y: _vector_ties(_smaller(x, y), x, y, *inputs), Tensor._make(out), hi)
         return Tensor._make(cast(np.asarray(out), *(t for t in (a, lo, hi) if t is not None)))
 
     @staticmethod
@@ -182,13 +212,14 @@ class ClampMinTensor(Function):
     saved_names = ("self", "min")
     keep = staticmethod(np.greater_equal)
     passes = staticmethod(np.less)  # where the bound's gradient goes (a nan: to neither, as PyTorch)
-    combine = staticmethod(_larger)
+    combine = staticmethod(_larger_of_tensors)
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, bound: Tensor) -> Tensor:
         ctx.save_for_backward(a, bound)
         dt = result_dtype(a, bound)
-        return Tensor._make(np.asarray(cls.combine(a._data.astype(dt), bound._data.astype(dt))))
+        x, y = a._data, bound._data
+        return Tensor._make(np.asarray(cls.combine(x.astype(dt), y.astype(dt), x, y)))  # (the loop: x's, y's)
 
     @classmethod
     def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -203,7 +234,7 @@ class ClampMaxTensor(ClampMinTensor):
     saved_names = ("self", "max")
     keep = staticmethod(np.less_equal)
     passes = staticmethod(np.greater)
-    combine = staticmethod(_smaller)
+    combine = staticmethod(_smaller_of_tensors)
     bound_name = "max"
 
 
@@ -264,7 +295,7 @@ class Maximum(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
-        return Tensor._make(cast(_binary(_larger, a, b), a, b))
+        return Tensor._make(cast(_binary(_larger_of_tensors, a, b), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
@@ -284,7 +315,7 @@ class Minimum(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
-        return Tensor._make(cast(_binary(_smaller, a, b), a, b))
+        return Tensor._make(cast(_binary(_smaller_of_tensors, a, b), a, b))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:

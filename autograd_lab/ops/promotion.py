@@ -217,6 +217,41 @@ def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
     return target
 
 
+def vector_lanes(shape: tuple[int, ...], dtype: np.dtype, *inputs: np.ndarray) -> np.ndarray | None:
+    """Which elements of a result of ``shape`` PyTorch's CPU loop computes with its vector kernel, the
+    others with its scalar one (the two can differ: a tie of 0.0 and -0.0 in ``maximum``), as a bool
+    array of ``shape``; None where the vector kernel computes none. TensorIterator orders the dims
+    (:func:`dense_order`), coalesces those that follow each other in every operand's memory, and runs
+    the inner dim's loop per row: vectorized when each input is contiguous along it or, for one input
+    only, broadcast (stride 0); then chunks of two vectors (8 float32s per vector, as PyTorch's AVX2
+    kernels have, 4 float64s), the rest of the row, fewer than a chunk, scalar. (Results of 32,768
+    elements and more are split between PyTorch's threads, each with its own rest: taken as on one.)"""
+    chunk = 64 // dtype.itemsize if dtype in (np.float32, np.float64) else 0
+    if not chunk or not shape:
+        return None
+    strides = []
+    for a in inputs:  # each input's stride along each dim of the result, in elements (0: broadcast)
+        lead = len(shape) - a.ndim
+        strides.append([0] * lead + [st // a.itemsize if n == size and size != 1 else 0
+                                     for n, size, st in zip(a.shape, shape[lead:], a.strides)])
+    order = dense_order(shape, *strides)  # the result's dims, slowest first (it is laid out so)
+    sizes = [shape[d] for d in reversed(order)]  # the loop's dims, fastest first
+    ops = [[st[d] for d in reversed(order)] for st in strides]
+    inner, inner_strides = sizes[0], [st[0] for st in ops]
+    for d in range(1, len(sizes)):  # coalesce_dimensions: the inner dim grows while every input allows
+        if inner == 1 or sizes[d] == 1 or all(s * inner == st[d] for s, st in zip(inner_strides, ops)):
+            if inner == 1:
+                inner_strides = [st[d] for st in ops]
+            inner *= sizes[d]
+        else:
+            break
+    if inner < chunk or any(s not in (0, 1) for s in inner_strides) or inner_strides.count(0) > 1:
+        return None
+    vector = np.arange(inner) < inner - inner % chunk  # (the result is dense: its rows follow each other)
+    memory = np.broadcast_to(vector, (int(np.prod(shape)) // inner, inner)).reshape([shape[d] for d in order])
+    return memory.transpose(np.argsort(order))
+
+
 # ------------------------------------------------------------------------- argument checks, shared by the ops
 
 
