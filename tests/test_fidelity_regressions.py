@@ -2988,3 +2988,42 @@ def test_atan2_of_float32_replays_glibcs_atan2f_where_pytorchs_scalar_kernel_run
                 differ += int((mine != theirs).sum())
                 total += mine.size
         assert differ / total < 0.03, f"{dt.__name__}: {differ} of {total} differ from PyTorch's atan2"
+
+
+def test_pad_lays_its_result_out_as_pytorchs_suggest_memory_format():
+    """F.pad makes a new row-major tensor (channels last for a 4-d or 5-d input laid out so), whatever
+    the input's layout; a pad that only crops clones the narrowed view; each cropping side is narrowed
+    on its own (a crop larger than the dim raises, even where a pad on the other side makes up for it).
+    Wide seed 37001467: ``F.pad(x.permute(1, 0), (0, 1, 1, 0)).clone().view(-1)`` raised here (the result
+    kept the permuted layout), and ``pad(zeros(2, 3), (5, -4))`` gave a (2, 4) tensor where PyTorch raises."""
+    from autograd_lab.nn import functional as G
+
+    x = al.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).permute(1, 0)
+    assert G.pad(x, (0, 1, 1, 0), value=0.5).stride() == (4, 1)  # (3, 4), row-major
+    nhwc = al.zeros(2, 3, 4, 5).permute(0, 3, 1, 2)  # (2, 5, 3, 4) laid out channels last
+    assert G.pad(nhwc, (1, 1)).stride() == (5 * 3 * 6, 1, 6 * 5, 5)
+    with pytest.raises(RuntimeError, match=r"^narrow\(\): length must be non-negative\.$"):
+        G.pad(al.zeros(2, 3), (5, -4))
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    rng = np.random.default_rng(37001467)
+    differ = []
+    for trial in range(600):
+        nd = int(rng.integers(1, 6))
+        shape = tuple(int(v) for v in rng.integers(0 if trial % 7 == 0 else 1, 4, size=nd))
+        values = rng.standard_normal(shape)
+        perm = [int(d) for d in rng.permutation(nd)]
+        amounts = tuple(int(v) for v in rng.integers(-1, 3, size=2 * int(rng.integers(1, nd + 1))))
+        got = []
+        for m, functional in ((al, G), (torch, torch.nn.functional)):
+            t = m.tensor(np.ascontiguousarray(values.transpose(perm))).permute(*np.argsort(perm).tolist())
+            if trial % 3 == 0 and t.shape[-1] > 1:
+                t = t[..., ::2]
+            try:
+                y = functional.pad(t, amounts, value=0.5)
+                got.append((tuple(y.shape), y.stride() if y.numel() else None, y.tolist()))
+            except RuntimeError as e:
+                got.append(str(e))
+        if got[0] != got[1]:
+            differ.append((shape, perm, amounts, got[0][:2], got[1][:2]))
+    assert differ == [], f"{len(differ)} of 600 differ from PyTorch's, the first: {differ[:2]}"

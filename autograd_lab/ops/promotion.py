@@ -185,6 +185,23 @@ def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.n
     return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
 
 
+def suggested_order(a: np.ndarray) -> list[int]:
+    """The dims of a new result made like ``a``, slowest first, as PyTorch's ``suggest_memory_format``
+    picks it: channels last (N, H, W, C in memory) for a 4-d array whose strides are laid out so, and
+    (N, D, H, W, C) for a 5-d one; else row-major. (``is_channels_last_strides_2d``: sizes of 0 and a
+    C stride of 0 say no; ambiguous cases, size-1 dims with equal strides, stay row-major.)"""
+    walks = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+    if a.ndim in walks and a.strides[1] != 0:
+        smallest = 0
+        for d in walks[a.ndim]:
+            if a.shape[d] == 0 or a.strides[d] < smallest or d == 0 and smallest == a.strides[1]:
+                break
+            smallest = a.strides[d] * (a.shape[d] if a.shape[d] > 1 else 1)
+        else:
+            return [0, *range(2, a.ndim), 1]
+    return list(range(a.ndim))
+
+
 def row_major(x: Any, dtype: Any = None) -> np.ndarray:
     """A reduction's (or scan's) result laid out by rows, as PyTorch's always is (NumPy's follows the
     input's layout: the sum over a dim of a permuted tensor would be transposed), with a row-major

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 
 from ...function import Function
+from ...ops.inplace import copy_preserving
+from ...ops.promotion import empty_in_order, suggested_order
 from ...tensor import Tensor
 from ._node import (
     _keep,
@@ -27,14 +29,20 @@ class ConstantPadNd(Function):
         for k in range(len(pad) // 2):
             axis = d.ndim - 1 - k
             before, after = pad[2 * k], pad[2 * k + 1]
-            if d.shape[axis] + before + after < 0:
+            if d.shape[axis] + min(before, 0) + min(after, 0) < 0:  # (PyTorch narrows each side that crops)
                 raise RuntimeError("narrow(): length must be non-negative.")
             widths[axis] = (max(before, 0), max(after, 0))
             crops[axis] = slice(max(-before, 0), d.shape[axis] - max(-after, 0))
         cropped = d[tuple(crops)]
-        out = np.pad(cropped, widths, constant_values=np.asarray(value).astype(d.dtype))
         ctx.pad = pad
         _keep(ctx, pad=[p % 2**64 for p in pad])  # PyTorch shows negative amounts as unsigned 64-bit
+        if all(p <= 0 for p in pad):  # cropped only: PyTorch clones the narrowed view (its layout kept)
+            return Tensor._make(copy_preserving(cropped))
+        # a new tensor laid out as suggest_memory_format says (row-major, or channels last), filled
+        shape = tuple(n + before + after for n, (before, after) in zip(cropped.shape, widths))
+        out = empty_in_order(shape, suggested_order(d), d.dtype)
+        out[...] = np.asarray(value).astype(d.dtype)
+        out[tuple(slice(before, before + n) for n, (before, _) in zip(cropped.shape, widths))] = cropped
         return Tensor._make(out)
 
     @staticmethod
