@@ -93,6 +93,8 @@ from .ops.comparison import (
     clamp_max,
     clamp_min,
     equal,
+    fmax,
+    fmin,
     isclose,
     isfinite,
     isinf,

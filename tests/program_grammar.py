@@ -450,7 +450,8 @@ UNARY_WIDE = [
     "{a}.to(lib.float32)", "{a}.type_as(lib.zeros((), dtype=lib.float64))",
 ]
 BINARY_WIDE = [
-    "lib.minimum({a}, {b})", "lib.hypot({a}, {b})", "lib.logaddexp({a}, {b})", "lib.lerp({a}, {b}, 0.3)",
+    "lib.minimum({a}, {b})", "lib.fmax({a}, {b})", "lib.fmin({a}, {b})", "lib.hypot({a}, {b})",
+    "lib.logaddexp({a}, {b})", "lib.lerp({a}, {b}, 0.3)",
     "lib.addcmul({a}, {b}, {b}, value=0.5)", "lib.addcdiv({a}, {b}, {b}.abs() + 1, value=2.0)",
     "{a}.div({b}, rounding_mode='floor')", "{a}.div({b}, rounding_mode='trunc')", "lib.fmod({a}, {b})",
     "lib.remainder({a}, {b})", "lib.where({a} > {b}, {a}, 0.0)", "lib.where({a} > 0, 1.0, {b})",

@@ -59,6 +59,7 @@ BINARY = {
     "add": lambda m, x, y: x + y, "sub": lambda m, x, y: x - y, "mul": lambda m, x, y: x * y,
     "div": lambda m, x, y: x / y, "pow": lambda m, x, y: x.abs() ** y, "atan2": lambda m, x, y: m.atan2(x, y),
     "maximum": lambda m, x, y: m.maximum(x, y), "minimum": lambda m, x, y: m.minimum(x, y),
+    "fmax": lambda m, x, y: m.fmax(x, y), "fmin": lambda m, x, y: m.fmin(x, y),
     "hypot": lambda m, x, y: m.hypot(x, y), "remainder": lambda m, x, y: m.remainder(x, y),
     "fmod": lambda m, x, y: m.fmod(x, y), "lerp": lambda m, x, y: m.lerp(x, y, 0.3),
     "addcmul": lambda m, x, y: m.addcmul(x, x, y, value=0.5),

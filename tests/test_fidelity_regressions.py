@@ -3027,3 +3027,28 @@ def test_pad_lays_its_result_out_as_pytorchs_suggest_memory_format():
         if got[0] != got[1]:
             differ.append((shape, perm, amounts, got[0][:2], got[1][:2]))
     assert differ == [], f"{len(differ)} of 600 differ from PyTorch's, the first: {differ[:2]}"
+
+
+def test_fmax_and_fmin_are_pytorchs_and_maximum_takes_tensors_only():
+    """torch.fmax/fmin were missing: a nan loses to a number, a tie keeps the first operand (0.0 against
+    -0.0 too: NumPy's SIMD fmax picks either), the gradient goes whole to one side (FmaxBackward0,
+    MaskedFillBackward0 under create_graph). maximum/minimum took a number, where PyTorch's argument
+    parser raises."""
+    nan = float("nan")
+    a = al.tensor([1.0, nan, 2.0, 0.0, -0.0, nan], requires_grad=True)
+    b = al.tensor([nan, 3.0, 2.0, -0.0, 0.0, nan], requires_grad=True)
+    y = al.fmax(a, b)
+    assert type(y.grad_fn).__name__ == "FmaxBackward0"
+    assert np.array_equal(y.detach().numpy(), [1.0, 3.0, 2.0, 0.0, -0.0, nan], equal_nan=True)
+    assert np.signbit(y.detach().numpy()).tolist() == [False, False, False, False, True, False]
+    y.sum().backward()
+    assert a.grad.tolist()[:5] == [1.0, 0.0, 1.0, 1.0, 1.0]
+    assert b.grad.tolist()[:5] == [0.0, 1.0, 0.0, 0.0, 0.0]
+    assert al.fmin(al.tensor([1.0, nan]), al.tensor([nan, -1.0])).tolist() == [1.0, -1.0]
+    must = "argument 'other' (position {}) must be Tensor, not {}"
+    for call, text in ((lambda: al.fmax(a, 2.0), "fmax(): " + must.format(2, "float")),
+                       (lambda: a.minimum(2), "minimum(): " + must.format(1, "int")),
+                       (lambda: al.maximum(a, 0.5), "maximum(): " + must.format(2, "float"))):
+        with pytest.raises(TypeError) as raised:
+            call()
+        assert str(raised.value) == text

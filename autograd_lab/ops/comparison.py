@@ -303,8 +303,9 @@ class Maximum(Function):
         return _split_ties(grad, x < y, x > y, x == y)
 
 
-def maximum(a: Any, other: Any) -> Tensor:
+def maximum(a: Any, other: Any, *, _method: bool = False) -> Tensor:
     """The larger of ``a`` and ``other`` elementwise; a tie shares the gradient (``torch.maximum``)."""
+    _need_tensors("maximum", _method, ("input", a), ("other", other))
     return Maximum.apply(*binary_operands(a, other))
 
 
@@ -323,9 +324,62 @@ class Minimum(Function):
         return _split_ties(grad, x > y, x < y, x == y)
 
 
-def minimum(a: Any, other: Any) -> Tensor:
+def minimum(a: Any, other: Any, *, _method: bool = False) -> Tensor:
     """The smaller of ``a`` and ``other`` elementwise; a tie shares the gradient (``torch.minimum``)."""
+    _need_tensors("minimum", _method, ("input", a), ("other", other))
     return Minimum.apply(*binary_operands(a, other))
+
+
+class Fmax(Function):
+    """``fmax``: the larger, a nan losing to a number (C's ``fmax``). The whole gradient goes to ``a``
+    where ``a >= other`` or ``other`` is nan, else to ``other``: no sharing on a tie (PyTorch's formula)."""
+
+    node_name = "FmaxBackward0"
+    saved_names = ("self", "other")
+    ufunc = staticmethod(np.fmax)
+    keeps_a = staticmethod(np.greater_equal)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return Tensor._make(cast(_binary(cls.kernel, a, b), a, b))
+
+    @classmethod
+    def kernel(cls, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """PyTorch's loops keep ``x`` on a tie of 0.0 and -0.0 (NumPy's SIMD loop picks either)."""
+        out = np.asarray(cls.ufunc(x, y))
+        if out.dtype.kind == "f" and out.ndim:
+            np.copyto(out, np.broadcast_to(x, out.shape), where=x == y)
+        return out
+
+    @classmethod
+    def backward(cls, ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        x, y = _compared(*ctx.saved_tensors)
+        to_a = np.broadcast_to(cls.keeps_a(x, y) | np.isnan(y), grad._data.shape)
+        if not is_grad_enabled():  # no graph to build: the same, on the arrays
+            return Tensor._make(_kept_where(to_a, grad._data)), Tensor._make(_kept_where(~to_a, grad._data))
+        return masked_fill(grad, ~to_a, 0), masked_fill(grad, to_a, 0)  # (recorded as PyTorch's formula)
+
+
+def fmax(a: Any, other: Any, *, _method: bool = False) -> Tensor:
+    """The larger of ``a`` and ``other`` elementwise, ignoring a nan where the other is a number
+    (``torch.fmax``)."""
+    _need_tensors("fmax", _method, ("input", a), ("other", other))
+    return Fmax.apply(*binary_operands(a, other))
+
+
+class Fmin(Fmax):
+    node_name = "FminBackward0"
+    saved_names = ("self", "other")
+    ufunc = staticmethod(np.fmin)
+    keeps_a = staticmethod(np.less_equal)
+
+
+def fmin(a: Any, other: Any, *, _method: bool = False) -> Tensor:
+    """The smaller of ``a`` and ``other`` elementwise, ignoring a nan where the other is a number
+    (``torch.fmin``)."""
+    _need_tensors("fmin", _method, ("input", a), ("other", other))
+    return Fmin.apply(*binary_operands(a, other))
 
 
 class Where(Function):

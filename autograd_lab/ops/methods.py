@@ -327,8 +327,8 @@ METHODS: dict[str, Any] = {
     "logaddexp": method_of(pointwise.logaddexp),
     "heaviside": method_of(pointwise.heaviside),
     "heaviside_": inplace_of(pointwise.heaviside, _method=True, _op="heaviside_"),
-    "maximum": comparison.maximum,
-    "minimum": comparison.minimum,
+    "maximum": method_of(comparison.maximum), "minimum": method_of(comparison.minimum),
+    "fmax": method_of(comparison.fmax), "fmin": method_of(comparison.fmin),
     # ------------------------------------------------ clamps, masks, logic
     "clamp": comparison.clamp, "clamp_": _clamp_,
     "clamp_min": comparison.clamp_min,
