@@ -438,6 +438,8 @@ class Tensor:
         raise RuntimeError("autograd_lab runs on the CPU only; there is no CUDA device here")
 
     def __pos__(self) -> Tensor:
+        if self._data.dtype == np.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     # x.exp(), x + y, x[i], x.backward(), ...: see ops/methods.py

@@ -365,6 +365,17 @@ def neg(a: Tensor) -> Tensor:
     return out if out is not None else Neg.apply(a)
 
 
+# PyTorch's other names for these functions (NumPy's)
+multiply, divide, true_divide, subtract, negative = mul, div, div, sub, neg
+
+
+def positive(a: Tensor) -> Tensor:
+    """``a`` itself, as ``+a`` (``torch.positive``); a bool tensor has no ``+``, as in PyTorch."""
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return a
+
+
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
     saved_names = ("result",)

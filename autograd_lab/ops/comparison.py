@@ -499,6 +499,43 @@ def isinf(a: Tensor) -> Tensor:
     return Tensor._make(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
 
 
+def isposinf(a: Tensor) -> Tensor:
+    """Where ``a`` is +inf, a bool tensor (``torch.isposinf``)."""
+    return Tensor._make(np.isposinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def isneginf(a: Tensor) -> Tensor:
+    """Where ``a`` is -inf, a bool tensor (``torch.isneginf``)."""
+    return Tensor._make(np.isneginf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
+
+
+def signbit(a: Tensor) -> Tensor:
+    """Where ``a``'s sign bit is set (-0.0 and -nan too), a bool tensor (``torch.signbit``)."""
+    return Tensor._make(np.asarray(np.signbit(a._data) if a._data.dtype.kind != "b"
+                                   else np.zeros(a._data.shape, bool)))
+
+
+def _comparison(name: str, ufunc: np.ufunc) -> Any:
+    """``torch.eq(input, other)`` and the others: ``input`` a tensor, ``other`` a tensor or a number."""
+
+    def compare(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, Tensor) or not isinstance(other, (Tensor, bool, int, float, np.number)):
+            raise _invalid_combination(name, (input, other), [
+                "Tensor input, Tensor other, *, Tensor out = None",
+                "Tensor input, Number other, *, Tensor out = None"])
+        return non_differentiable(ufunc, input, other)
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"Elementwise ``numpy.{ufunc.__name__}``: a bool tensor (``torch.{name}``)."
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_comparison(name, ufunc) for name, ufunc in (
+    ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
+    ("ge", np.greater_equal)))
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge  # (NumPy's names)
+
+
 def isfinite(a: Tensor) -> Tensor:
     """Where ``a`` is neither inf nor NaN, a bool tensor (``torch.isfinite``)."""
     return Tensor._make(np.isfinite(a._data) if a._data.dtype.kind == "f" else np.ones(a._data.shape, bool))

@@ -13,6 +13,7 @@ from ..function import Function
 from ..tensor import Tensor
 from .inplace import _shape, copy_preserving, fill_inplace, inplace
 from .promotion import _check_broadcast, as_operand, check_int
+from .view import view
 
 
 # ---------------------------------------------------------------------------- to another dtype
@@ -104,6 +105,12 @@ def contiguous(a: Tensor) -> Tensor:
     if a._data.flags.c_contiguous:
         return a
     return Clone.apply(a, "C")
+
+
+def ravel(a: Tensor) -> Tensor:
+    """``a`` as one dimension: a view of ``a`` laid out by rows, else of a row-major copy
+    (``torch.ravel``: ``contiguous().view(-1)``, a ViewBackward0 either way)."""
+    return view(contiguous(a), (-1,))
 
 
 # ----------------------------------------------------------------- writes of a whole tensor: zero, fill, copy

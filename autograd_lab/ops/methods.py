@@ -284,6 +284,9 @@ METHODS: dict[str, Any] = {
     "addcdiv": method_of(arithmetic.addcdiv), "addcdiv_": inplace_of(arithmetic.addcdiv, _method=True),
     # ------------------------------------------------ functions of one tensor
     "exp": pointwise.exp, "exp_": inplace_of(pointwise.exp),
+    "deg2rad": pointwise.deg2rad, "deg2rad_": inplace_of(pointwise.deg2rad),
+    "rad2deg": pointwise.rad2deg, "rad2deg_": inplace_of(pointwise.rad2deg),
+    "positive": arithmetic.positive,
     "exp2": pointwise.exp2, "exp2_": inplace_of(pointwise.exp2),
     "expm1": pointwise.expm1, "expm1_": inplace_of(pointwise.expm1),
     "log": pointwise.log, "log_": inplace_of(pointwise.log),
@@ -320,6 +323,7 @@ METHODS: dict[str, Any] = {
     "nan_to_num": pointwise.nan_to_num, "nan_to_num_": inplace_of(pointwise.nan_to_num),
     "isnan": comparison.isnan,
     "isinf": comparison.isinf,
+    "isposinf": comparison.isposinf, "isneginf": comparison.isneginf, "signbit": comparison.signbit,
     "isfinite": comparison.isfinite,
     # ------------------------------------------------ functions of two tensors
     "atan2": method_of(pointwise.atan2), "atan2_": inplace_of(pointwise.atan2, _method=True),
@@ -379,7 +383,7 @@ METHODS: dict[str, Any] = {
     # ------------------------------------------------ views and shapes
     "view": view.view,
     "view_as": view.view_as,
-    "reshape": with_shape(view.reshape),
+    "reshape": with_shape(view.reshape), "ravel": copies.ravel,
     "reshape_as": view.reshape_as,
     "flatten": view.flatten,
     "unflatten": view.unflatten,
@@ -398,7 +402,7 @@ METHODS: dict[str, Any] = {
     "chunk": shape.chunk, "narrow": indexing.narrow, "select": indexing.select,
     "index_put": indexing.index_put, "index_put_": indexing.index_put_,
     "split": shape.split, "unbind": shape.unbind,
-    "flip": with_shape(shape.flip),
+    "flip": with_shape(shape.flip), "fliplr": shape.fliplr, "flipud": shape.flipud,
     "roll": shape.roll,
     "repeat": with_shape(shape.repeat),
     "tile": with_shape(shape.tile),
@@ -438,6 +442,10 @@ ALIASES = {
     "arctan_": "atan_", "arcsinh": "asinh", "arcsinh_": "asinh_", "arccosh": "acosh", "arccosh_": "acosh_",
     "arctanh": "atanh", "arctanh_": "atanh_", "arctan2": "atan2", "arctan2_": "atan2_",
     "moveaxis": "movedim", "swapdims": "swapaxes",
+    "absolute": "abs", "absolute_": "abs_", "multiply": "mul", "multiply_": "mul_", "divide": "div",
+    "divide_": "div_", "true_divide": "div", "true_divide_": "div_", "subtract": "sub", "subtract_": "sub_",
+    "negative": "neg", "negative_": "neg_", "greater": "gt", "less": "lt", "greater_equal": "ge",
+    "less_equal": "le", "not_equal": "ne",
 }
 
 

@@ -129,6 +129,9 @@ def abs(a: Tensor) -> Tensor:
     return Abs.apply(a)
 
 
+absolute = abs  # (NumPy's name)
+
+
 class Sin(Function):
     node_name = "SinBackward0"
     saved_names = ("self",)
@@ -508,6 +511,24 @@ Exp2 = _unary("Exp2", "Exp2Backward0", rounded_once(np.exp2),
 def exp2(a: Tensor) -> Tensor:
     """``2 ** a`` (``torch.exp2``)."""
     return Exp2.apply(a)
+
+
+# PyTorch's constants: a multiplication by the double, in the tensor's dtype (its gradient: by the same)
+_DEG2RAD, _RAD2DEG = 0.017453292519943295, 57.29577951308232
+Deg2Rad = _unary("Deg2Rad", "Deg2RadBackward0", lambda x: x * x.dtype.type(_DEG2RAD),
+                 lambda g, _: g * _DEG2RAD, "")
+Rad2Deg = _unary("Rad2Deg", "Rad2DegBackward0", lambda x: x * x.dtype.type(_RAD2DEG),
+                 lambda g, _: g * _RAD2DEG, "")
+
+
+def deg2rad(a: Tensor) -> Tensor:
+    """Degrees to radians (``torch.deg2rad``)."""
+    return Deg2Rad.apply(a)
+
+
+def rad2deg(a: Tensor) -> Tensor:
+    """Radians to degrees (``torch.rad2deg``)."""
+    return Rad2Deg.apply(a)
 
 
 Log2 = _unary("Log2", "Log2Backward0", rounded_once(np.log2), lambda g, x: g / MulNumber.apply(x, _LN2))

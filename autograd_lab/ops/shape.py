@@ -77,7 +77,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     return Cat.apply(_wrap_dim(dim, ref.ndim), *tensors)
 
 
-concat = cat  # torch.concat: an alias of cat
+concat = concatenate = cat  # torch.concat and torch.concatenate: aliases of cat
 
 
 class Stack(Function):
@@ -285,6 +285,20 @@ def flip(a: Tensor, dims: Any) -> Tensor:
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return Flip.apply(a, wrapped)
+
+
+def fliplr(a: Tensor) -> Tensor:
+    """``a`` reversed left to right, along dim 1 (``torch.fliplr``)."""
+    if a.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return Flip.apply(a, (1,))
+
+
+def flipud(a: Tensor) -> Tensor:
+    """``a`` reversed upside down, along dim 0 (``torch.flipud``)."""
+    if a.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return Flip.apply(a, (0,))
 
 
 class Roll(Function):
