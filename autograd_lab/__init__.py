@@ -318,4 +318,4 @@ def set_printoptions(precision: builtins.int | None = None, threshold: builtins.
 
 
 # nn, optim and data build on the core above; the core never imports them.
-from . import data, nn, optim, parallel, utils  # noqa: E402
+from . import data, linalg, nn, optim, parallel, utils  # noqa: E402
