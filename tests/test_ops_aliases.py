@@ -1,6 +1,7 @@
 """PyTorch's other names for ops (NumPy's: ``multiply``, ``absolute``, ``greater``, ...) and the small
-functions beside them (``positive``, ``ravel``, ``fliplr``, ``isposinf``, ``signbit``, ``deg2rad``), each
-compared with PyTorch: value bits, dtype, shape, strides, node, gradient, or the error's text."""
+functions beside them (``positive``, ``ravel``, ``fliplr``, ``rot90``, ``isposinf``, ``signbit``,
+``deg2rad``, ``nansum``, ``nanmean``), each compared with PyTorch: value bits, dtype, shape, strides, node,
+gradient, or the error's text."""
 
 from __future__ import annotations
 
@@ -39,7 +40,28 @@ CASES = {
     "rad2deg bool": lambda m, x: m.rad2deg(m.tensor([True])),
     "deg2rad_": lambda m, x: x.detach().clone().deg2rad_(),
     "rad2deg_ int": lambda m, x: m.tensor([1, 2]).rad2deg_(),
+    **{f"rot90 {k}": (lambda m, x, k=k: m.rot90(x, k)) for k in (0, 1, 2, 3, -1, 5, -6)},
+    "rot90 dims (1, 0)": lambda m, x: m.rot90(x, 1, (1, 0)),
+    "rot90 of a 3-d": lambda m, x: x.reshape(2, 3, 2).rot90(1, (0, 2)),
+    "rot90 of a 3-d, k 2": lambda m, x: m.rot90(x.reshape(2, 3, 2), 2, [2, -3]),
+    "rot90 of a transposed": lambda m, x: m.rot90(x.t(), 1),
+    "rot90 same dims": lambda m, x: m.rot90(x, 1, (0, 0)), "rot90 of 1-d": lambda m, x: m.rot90(x[0]),
+    "rot90 dim out of range": lambda m, x: m.rot90(x, 1, (0, 2)),
+    "rot90 one dim": lambda m, x: m.rot90(x, 1, (0,)),
+    "rot90 dims (0, -2)": lambda m, x: m.rot90(x, 1, (0, -2)),
+    "nansum": lambda m, x: m.nansum(_with_nans(m, x)), "nansum dim": lambda m, x: _with_nans(m, x).nansum(1),
+    "nansum keepdim": lambda m, x: m.nansum(_with_nans(m, x), (0, 1), True),
+    "nansum int": lambda m, x: m.nansum(m.tensor([1, 2])),
+    "nanmean": lambda m, x: m.nanmean(_with_nans(m, x)),
+    "nanmean dim": lambda m, x: _with_nans(m, x).nanmean(1),
+    "nanmean keepdim": lambda m, x: m.nanmean(_with_nans(m, x), 0, True),
+    "nanmean int": lambda m, x: m.nanmean(m.tensor([1, 2])),
 }
+
+
+def _with_nans(m, x):
+    """x with nan where it is above 0.5 (and its inf kept): a WhereBackward0 in both libraries."""
+    return m.where(x > 0.5, m.tensor(float("nan")), x)
 
 
 def _observed(m, case, values):
@@ -48,7 +70,7 @@ def _observed(m, case, values):
     x = m.tensor(values, requires_grad=True)
     try:
         y = CASES[case](m, x)
-    except (RuntimeError, TypeError) as e:
+    except (RuntimeError, TypeError, IndexError) as e:
         return f"{type(e).__name__}: {e}"
     if not isinstance(y, m.Tensor):
         return repr(y)

@@ -350,6 +350,7 @@ METHODS: dict[str, Any] = {
     "logical_xor_": inplace_of(comparison.logical_xor, record=False, _method=True),
     # ------------------------------------------------ reductions
     "sum": reduction.sum,
+    "nansum": reduction.nansum, "nanmean": reduction.nanmean,
     "mean": reduction.mean,
     "prod": reduction.prod,
     "var": reduction.var,
@@ -402,7 +403,7 @@ METHODS: dict[str, Any] = {
     "chunk": shape.chunk, "narrow": indexing.narrow, "select": indexing.select,
     "index_put": indexing.index_put, "index_put_": indexing.index_put_,
     "split": shape.split, "unbind": shape.unbind,
-    "flip": with_shape(shape.flip), "fliplr": shape.fliplr, "flipud": shape.flipud,
+    "flip": with_shape(shape.flip), "fliplr": shape.fliplr, "flipud": shape.flipud, "rot90": shape.rot90,
     "roll": shape.roll,
     "repeat": with_shape(shape.repeat),
     "tile": with_shape(shape.tile),

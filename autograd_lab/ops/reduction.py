@@ -217,6 +217,44 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     return Mean.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
 
+class Nansum(Function):
+    """The sum with nan counted as 0 (``torch.nansum``); its gradient: 0 where the input was nan."""
+
+    node_name = "NansumBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
+        x = a._data
+        if x.dtype.kind == "f":
+            x = np.where(np.isnan(x), x.dtype.type(0), x)
+        return Sum.forward(ctx, Tensor._make(x), dims, keepdim, None)  # (sum's kernel, in its order)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        (a,) = ctx.saved_tensors  # PyTorch's nansum_backward: sum's gradient, times "not nan"
+        kept = _const(~np.isnan(a._data))
+        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * kept, None, None
+
+
+def nansum(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The sum over ``dim`` (all elements if None), nan counted as 0 (``torch.nansum``)."""
+    return Nansum.apply(a, _dims(dim, a._data.ndim), keepdim)
+
+
+def nanmean(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The mean of the elements that are not nan over ``dim`` (``torch.nanmean``: ``nansum`` divided
+    by their count)."""
+    if a._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{dtypes.scalar_type_name(a._data.dtype)}")
+    dims = _dims(dim, a._data.ndim)
+    count = np.add.reduce(~np.isnan(a._data), axis=dims, keepdims=keepdim, dtype=np.int64)
+    return nansum(a, dim, keepdim) / Tensor._make(np.asarray(count))
+
+
 def sum_to_size(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum ``a`` down to ``shape`` (the reverse of broadcasting ``shape`` up to ``a.shape``)."""
     shape = tuple(shape)

@@ -301,6 +301,42 @@ def flipud(a: Tensor) -> Tensor:
     return Flip.apply(a, (0,))
 
 
+class Rot90(Function):
+    """``a`` turned ``k`` quarter turns from ``dims[0]`` towards ``dims[1]``, as PyTorch makes it: a row-major
+    copy (k = 0), a flip of both dims (k = 2), or a flip of one of them then the two swapped, a transposed
+    result (k = 1 and 3). One node; its derivative turns the gradient back (``k`` quarter turns less)."""
+
+    node_name = "Rot90Backward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, k: int, dims: tuple[int, int]) -> Tensor:
+        ctx.k, ctx.dims = k, dims
+        x, (d0, d1), turns = a._data, dims, k % 4
+        if turns == 0:
+            return Tensor._make(np.array(x, order="C"))
+        out = empty_preserving(x)  # (flip's result, in the input's layout)
+        out[...] = np.flip(x, (d0, d1) if turns == 2 else (d1,) if turns == 1 else (d0,))
+        return Tensor._make(out if turns == 2 else np.swapaxes(out, d0, d1))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return Rot90.apply(grad, -ctx.k, ctx.dims), None, None
+
+
+def rot90(a: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """``a`` rotated by ``k`` quarter turns in the plane of ``dims`` (``torch.rot90``)."""
+    dims = _dims_list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if a.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {a.ndim}")
+    d0, d1 = (_wrap_dim(d, a.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
+                           f"dim1 = {dims[1]}")
+    return Rot90.apply(a, int(k), (d0, d1))
+
+
 class Roll(Function):
     node_name = "RollBackward0"
 
