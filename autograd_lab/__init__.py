@@ -243,6 +243,8 @@ from .ops.reduction import (
     var_mean,
 )
 from .ops.scan import (
+    cummax,
+    cummin,
     cumprod,
     cumsum,
     diff,

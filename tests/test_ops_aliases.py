@@ -1,7 +1,7 @@
 """PyTorch's other names for ops (NumPy's: ``multiply``, ``absolute``, ``greater``, ...) and the small
 functions beside them (``positive``, ``ravel``, ``fliplr``, ``rot90``, ``isposinf``, ``signbit``,
-``deg2rad``, ``nansum``, ``nanmean``), each compared with PyTorch: value bits, dtype, shape, strides, node,
-gradient, or the error's text."""
+``deg2rad``, ``nansum``, ``nanmean``, ``cummax``, ``cummin``), each compared with PyTorch: value bits,
+dtype, shape, strides, node, gradient, or the error's text."""
 
 from __future__ import annotations
 
@@ -56,6 +56,15 @@ CASES = {
     "nanmean dim": lambda m, x: _with_nans(m, x).nanmean(1),
     "nanmean keepdim": lambda m, x: m.nanmean(_with_nans(m, x), 0, True),
     "nanmean int": lambda m, x: m.nanmean(m.tensor([1, 2])),
+    "cummax": lambda m, x: m.cummax(_with_nans(m, x), 1).values,
+    "cummax indices": lambda m, x: m.cummax(_with_nans(m, x), 0).indices,
+    "cummin dim -1": lambda m, x: x.cummin(-1)[0],
+    "cummin indices": lambda m, x: m.cummin(x.round(), 1)[1],
+    "cummax ties of zeros": lambda m, x: m.cummax(m.tensor([0.0, -0.0, 0.0, 1.0, 1.0]), 0).indices,
+    "cummax of ints": lambda m, x: m.cummax(m.tensor([2, 1, 3, 3]), 0).values,
+    "cummax 0-d": lambda m, x: m.cummax(x.sum(), 0).values,
+    "cummax dim out of range": lambda m, x: m.cummax(x, 2),
+    "cummax return type": lambda m, x: type(m.cummax(x, 0)).__name__,
 }
 
 

@@ -376,6 +376,7 @@ METHODS: dict[str, Any] = {
     "topk": sorting.topk,
     "unique": sorting.unique,
     "cumsum": scan.cumsum, "cumsum_": inplace_of(scan.cumsum),
+    "cummax": scan.cummax, "cummin": scan.cummin,
     "cumprod": scan.cumprod, "cumprod_": inplace_of(scan.cumprod),
     "logcumsumexp": scan.logcumsumexp,
     "diff": scan.diff,

@@ -6,17 +6,19 @@ input flipped, summed, flipped back).
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import quiet as _quiet
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .comparison import logical_xor, where
-from .indexing import narrow
+from .indexing import narrow, scatter_add
 from .promotion import _const, _not_implemented, row_major
 from .shape import Flip, cat
 
@@ -189,6 +191,65 @@ def logcumsumexp(a: Tensor, dim: int) -> Tensor:
     if a._data.dtype.kind != "f":
         raise _not_implemented("logcumsumexp_out_cpu", a._data.dtype)
     return Logcumsumexp.apply(a, d)
+
+
+class Cummax(Function):
+    """Running maxima along ``dim`` and where each was taken: PyTorch's loop takes a new value where it is
+    ``>=`` the running one (a tie: the later index; -0.0 after 0.0 too) or nan (nan then stays, each
+    later nan taking the index). The gradient of each running value goes to its index."""
+
+    node_name = "CummaxBackward0"
+    saved_names = ("self", "indices")
+    takes = staticmethod(np.greater_equal)
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+        ctx.dim, ctx._saved_dim, ctx.shape = dim, dim, a._data.shape
+        x = a._data if a._data.ndim else a._data.reshape(1)
+        rows = np.moveaxis(x, dim, 0)
+        values, indices = np.empty_like(rows), np.zeros(rows.shape, np.int64)
+        if rows.shape[0] and rows.size:
+            out, at = rows[0].copy(), np.zeros(rows.shape[1:], np.int64)
+            with _quiet():
+                for i, row in enumerate(rows):
+                    take = np.isnan(row) | (~np.isnan(out) & cls.takes(row, out)) if x.dtype.kind == "f" \
+                        else cls.takes(row, out)
+                    out, at = np.where(take, row, out), np.where(take, i, at)
+                    values[i], indices[i] = out, at
+        values, indices = (row_major(np.moveaxis(v, 0, dim)).reshape(a._data.shape)
+                           for v in (values, indices))
+        found = Tensor._make(indices)
+        ctx.mark_non_differentiable(found)
+        ctx.save_for_backward(a, found)
+        return Tensor._make(values), found
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None]:
+        a, indices = ctx.saved_tensors  # PyTorch's cummaxmin_backward: zeros.scatter_add(dim, indices, grad)
+        if not grad._data.size:
+            return a, None  # (PyTorch's: the empty input itself)
+        if not grad._data.ndim:
+            return grad, None
+        return scatter_add(Tensor._make(np.zeros(ctx.shape, grad._data.dtype)), ctx.dim, indices, grad), None
+
+
+CummaxResult = namedtuple("cummax", ["values", "indices"])
+CumminResult = namedtuple("cummin", ["values", "indices"])
+
+
+def cummax(a: Tensor, dim: int) -> Any:
+    """Running maxima along ``dim`` and their indices (``torch.cummax``)."""
+    return CummaxResult(*Cummax.apply(a, _wrap_dim(int(dim), a._data.ndim)))
+
+
+class Cummin(Cummax):
+    node_name = "CumminBackward0"
+    takes = staticmethod(np.less_equal)
+
+
+def cummin(a: Tensor, dim: int) -> Any:
+    """Running minima along ``dim`` and their indices (``torch.cummin``)."""
+    return CumminResult(*Cummin.apply(a, _wrap_dim(int(dim), a._data.ndim)))
 
 
 def diff(a: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
