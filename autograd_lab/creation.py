@@ -220,6 +220,20 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
     return _new(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
 
 
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix, on and below the
+    diagonal ``offset``, row by row: a 2 x N tensor (``torch.tril_indices``)."""
+    return _new(np.array(np.tril_indices(row, offset, col)).reshape(2, -1).astype(_dtype(dtype, np.int64)),
+                False)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle, on and above the diagonal ``offset``
+    (``torch.triu_indices``)."""
+    return _new(np.array(np.triu_indices(row, offset, col)).reshape(2, -1).astype(_dtype(dtype, np.int64)),
+                False)
+
+
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
           requires_grad: bool = False, device: Any = None, name: str | None = None) -> Tensor:
     """Standard normal samples, PyTorch's for the same seed (see :mod:`autograd_lab.random`)."""

@@ -5,6 +5,8 @@ dtype, shape, strides, node, gradient, or the error's text."""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 import pytest
 from helpers import torch
@@ -112,3 +114,79 @@ def test_the_aliases_are_the_same_functions():
     assert al.rad2deg(al.deg2rad(al.tensor([90.0]))).item() == pytest.approx(90.0)
     with pytest.raises(RuntimeError, match="^Input must be >= 2-d.$"):
         al.fliplr(x)
+
+
+# the pieces and stacks: tensor_split and its h/v/d forms, column_stack, dstack, atleast_nd,
+# take_along_dim, msort, broadcast_tensors, tril_indices, triu_indices (x: 4 x 6, requires grad)
+PIECES = {
+    "tensor_split 3": lambda m, x: m.tensor_split(x, 3, 1),
+    "tensor_split 4 of 6": lambda m, x: x.tensor_split(4, 1),
+    "tensor_split at indices": lambda m, x: m.tensor_split(x, [1, 3], 1),
+    "tensor_split at negative and large indices": lambda m, x: m.tensor_split(x, [-2, 1, 9], 0),
+    "tensor_split by a tensor": lambda m, x: m.tensor_split(x, m.tensor([1, 2]), 1),
+    "tensor_split by a 0-d tensor": lambda m, x: m.tensor_split(x, m.tensor(2), 0),
+    "tensor_split 0": lambda m, x: m.tensor_split(x, 0),
+    "tensor_split of 0-d": lambda m, x: m.tensor_split(x.sum(), 2),
+    "tensor_split by floats": lambda m, x: m.tensor_split(x, m.tensor([1.0])),
+    "tensor_split by a 2-d tensor": lambda m, x: m.tensor_split(x, m.tensor([[1]])),
+    "tensor_split 7 of 4": lambda m, x: m.tensor_split(x, 7, 0),
+    "hsplit": lambda m, x: m.hsplit(x, 2), "hsplit at indices": lambda m, x: x.hsplit([1, 4]),
+    "hsplit not dividing": lambda m, x: m.hsplit(x, 4), "hsplit 1-d": lambda m, x: m.hsplit(x[0], 3),
+    "hsplit 0-d": lambda m, x: m.hsplit(x.sum(), 1), "vsplit": lambda m, x: m.vsplit(x, [1]),
+    "vsplit 1-d": lambda m, x: m.vsplit(x[0], 2), "dsplit": lambda m, x: m.dsplit(x.reshape(2, 2, 6), 3),
+    "dsplit 2-d": lambda m, x: m.dsplit(x, 2),
+    "column_stack": lambda m, x: m.column_stack([x[0], x[1]]),
+    "column_stack mixed": lambda m, x: m.column_stack([x, x[:, 0], x.sum() * m.ones(4)]),
+    "column_stack 0-d": lambda m, x: m.column_stack([x.sum(), x.sum()]),
+    "dstack": lambda m, x: m.dstack([x, x]), "dstack 1-d": lambda m, x: m.dstack([x[0], x[1]]),
+    "dstack 0-d": lambda m, x: m.dstack([x.sum(), x.sum()]),
+    "atleast_1d": lambda m, x: m.atleast_1d(x.sum()), "atleast_2d": lambda m, x: m.atleast_2d(x[0]),
+    "atleast_3d": lambda m, x: m.atleast_3d(x[0]), "atleast_3d 2-d": lambda m, x: m.atleast_3d(x),
+    "atleast_3d 0-d": lambda m, x: m.atleast_3d(x.sum()),
+    "atleast_2d of two": lambda m, x: m.atleast_2d(x[0], x.sum()),
+    "atleast_1d of a list": lambda m, x: m.atleast_1d([x[0], x.sum()]),
+    "atleast_1d is the tensor": lambda m, x: m.atleast_1d(x) is x,
+    "take_along_dim": lambda m, x: m.take_along_dim(x, m.tensor([[0], [2], [1], [5]]), 1),
+    "take_along_dim flat": lambda m, x: m.take_along_dim(x, m.tensor([3, 0, 23])),
+    "take_along_dim broadcast": lambda m, x: x.take_along_dim(m.tensor([[1, 0, 2, 3, 3, 1]]), 0),
+    "take_along_dim dim -1": lambda m, x: m.take_along_dim(x, m.tensor([[0], [2], [1], [5]]), -1),
+    "take_along_dim int32": lambda m, x: m.take_along_dim(x, m.tensor([[0]], dtype=m.int32), 1),
+    "take_along_dim other ndim": lambda m, x: m.take_along_dim(x, m.tensor([0]), 1),
+    "take_along_dim not broadcasting": lambda m, x: m.take_along_dim(x, m.tensor([[0], [1]]), 1),
+    "msort": lambda m, x: m.msort(x.flip(0)), "x.msort": lambda m, x: x.t().msort(),
+    "broadcast_tensors": lambda m, x: m.broadcast_tensors(x, x[0], x[:, :1]),
+    "broadcast_tensors of one": lambda m, x: m.broadcast_tensors(x)[0] is x,
+    "broadcast_tensors not broadcasting": lambda m, x: m.broadcast_tensors(x, x[:3]),
+    "tril_indices": lambda m, x: m.tril_indices(3, 4),
+    "tril_indices offset": lambda m, x: m.tril_indices(4, 3, -1),
+    "triu_indices": lambda m, x: m.triu_indices(3, 3, 1),
+    "triu_indices far": lambda m, x: m.triu_indices(2, 5, 3),
+    "tril_indices int32": lambda m, x: m.tril_indices(3, 3, dtype=m.int32),
+    "triu_indices 0": lambda m, x: m.triu_indices(0, 3),
+}
+
+
+def _pieces(m, case):
+    x = m.tensor(np.arange(24.0).reshape(4, 6) * 1.5 - 7, requires_grad=True)
+    try:
+        out = PIECES[case](m, x)
+    except (RuntimeError, TypeError, IndexError) as e:
+        return f"{type(e).__name__}: {e}"
+    many = out if isinstance(out, (tuple, list)) else (out,)
+    seen = [type(out).__name__ if isinstance(out, (tuple, list)) else ""]
+    for t in many:
+        seen.append(repr(t) if not isinstance(t, m.Tensor) else (
+            tuple(t.shape), t.stride(), str(t.dtype), t.detach().numpy().tobytes(),
+            None if t.grad_fn is None else type(t.grad_fn).__name__))
+    needing = [t for t in many if isinstance(t, m.Tensor) and t.requires_grad]
+    if needing:  # each piece weighted by its place, so that a piece in the wrong place shows
+        (g,) = m.autograd.grad(builtins.sum((t * (i + 1)).sum() for i, t in enumerate(needing)), [x])
+        seen.append(g.numpy().tobytes())
+    return seen
+
+
+@pytest.mark.parametrize("case", PIECES)
+def test_pieces_and_stacks_are_pytorchs(case):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _pieces(al, case) == _pieces(torch, case)

@@ -804,6 +804,28 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     return Gather.apply(input, d, _Data(index))
 
 
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """The elements of ``input`` at ``indices`` along ``dim``, the two broadcast against each other
+    elsewhere (``torch.take_along_dim``: ``gather`` of the broadcast tensors; without ``dim``, of both
+    flattened)."""
+    indices = _as_index(indices)
+    if indices._data.dtype != np.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{dtypes.scalar_type_name(indices._data.dtype)}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+                           "dimensions for indices")
+    d = _wrap_dim(dim, input.ndim)
+    own, theirs = list(input.shape), list(indices.shape)
+    own[d], theirs[d] = indices.shape[d], input.shape[d]
+    index_shape = broadcast_shape(tuple(own), tuple(indices.shape))  # (PyTorch's infer_size, its errors)
+    input_shape = broadcast_shape(tuple(theirs), tuple(input.shape))
+    return gather(input.broadcast_to(input_shape), d, indices.broadcast_to(index_shape))
+
+
 def _scatter_data(a: np.ndarray, dim: int, index: np.ndarray, src: Any, add: bool) -> np.ndarray:
     out = np.array(_dim_1(a), order="C")  # (PyTorch's scatter: a row-major clone, written into)
     idx = _dim_1(index)

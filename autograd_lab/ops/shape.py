@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
@@ -117,6 +118,48 @@ def _atleast(t: Tensor, n: int) -> Tensor:
     return unsqueeze(t, 0)
 
 
+def _at_least(n: int, t: Tensor) -> Tensor:
+    """PyTorch's ``atleast_{n}d`` of one tensor: a 0-d one reshaped, a 1-d one made a row (and, for 3-d,
+    given a last dim), a 2-d one given a last dim (3-d)."""
+    if t.ndim >= n:
+        return t
+    if t.ndim == 0:
+        return reshape(t, (1,) * n)
+    return unsqueeze(unsqueeze(t, 0), -1) if n - t.ndim == 2 else unsqueeze(t, 0 if n == 2 else -1)
+
+
+def _atleast_nd(n: int) -> Any:
+    def atleast(*tensors: Any) -> Any:
+        many = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        out = tuple(_at_least(n, t) for t in tensors)
+        return out if many else out[0]
+
+    atleast.__name__ = atleast.__qualname__ = f"atleast_{n}d"
+    atleast.__doc__ = f"Each tensor with at least {n} dims (``torch.atleast_{n}d``): one tensor, or a tuple."
+    return atleast
+
+
+atleast_1d, atleast_2d, atleast_3d = (_atleast_nd(n) for n in (1, 2, 3))
+
+
+def dstack(tensors: Any) -> Tensor:
+    """The tensors joined depth-wise, along dim 2 of each made at least 3-d (``torch.dstack``)."""
+    tensors = [_at_least(3, t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return cat(tensors, 2)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """The tensors joined as columns: each 0-d or 1-d one a column first (``torch.column_stack``)."""
+    tensors = [reshape(t, (t._data.size, 1)) if t.ndim <= 1 else t for t in tensors]
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    return cat(tensors, 1)
+
+
 def hstack(tensors: Any) -> Tensor:
     """The tensors joined column-wise: along dim 1, or dim 0 for 1-D ones (``torch.hstack``)."""
     tensors = [_atleast(t, 1) for t in tensors]
@@ -182,6 +225,72 @@ def split(a: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
             f"dimension {d}), but got split_sizes={sizes}"
         )
     return SplitWithSizes.apply(a, d, tuple(sizes), "SplitWithSizes")
+
+
+def tensor_split(a: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``a`` cut along ``dim`` into ``n`` nearly equal pieces (the first ``size % n`` one longer), or at
+    the listed indices: a slice of ``a`` each, SliceBackward0 views (``torch.tensor_split``)."""
+    if a.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 "
+                           "dims")
+    d = _wrap_dim(dim, a.ndim)
+    cut = indices_or_sections
+    if isinstance(cut, Tensor):
+        if cut._data.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but "
+                               f"got {dtypes.scalar_type_name(cut._data.dtype)}")
+        if cut.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {cut.ndim} dims")
+        cut = cut.item() if cut.ndim == 0 else cut.tolist()
+    n = a._data.shape[d]
+    if isinstance(cut, (int, np.integer)):
+        if cut <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {cut}")
+        size, extra = divmod(n, int(cut))
+        bounds = [0]
+        for i in range(int(cut)):
+            bounds.append(bounds[-1] + size + (i < extra))
+    else:
+        bounds = [0, *(int(i) for i in cut), n]
+    pieces = []
+    for start, end in zip(bounds, bounds[1:]):  # each a slice, its ends clamped as slicing clamps them
+        start, end = _clamped(start, n), _clamped(end, n)
+        pieces.append(narrow(a, d, start, builtins.max(end - start, 0)))
+    return tuple(pieces)
+
+
+def _clamped(i: int, n: int) -> int:
+    """A slice's end as PyTorch takes it: a negative one counts from the end, then within [0, n]."""
+    return builtins.min(builtins.max(i + n if i < 0 else i, 0), n)
+
+
+def _split_along(name: str, a: Tensor, sections: Any, dim: int, least: int) -> tuple[Tensor, ...]:
+    """hsplit, vsplit, dsplit: ``tensor_split`` along ``dim``, an int of sections dividing it exactly."""
+    if a.ndim < least:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {least} dimension, but got a "
+                           f"tensor with {a.ndim} dimensions!")
+    if isinstance(sections, (int, np.integer)):
+        n = a._data.shape[dim]
+        if sections == 0 or n % sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {n} is not divisible by the split_size {sections}!")
+    return tensor_split(a, sections, dim)
+
+
+def hsplit(a: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dim 1 (dim 0 of a 1-d tensor) (``torch.hsplit``)."""
+    return _split_along("hsplit", a, sections, 0 if a.ndim == 1 else 1, 1)
+
+
+def vsplit(a: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dim 0 (``torch.vsplit``)."""
+    return _split_along("vsplit", a, sections, 0, 2)
+
+
+def dsplit(a: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dim 2 (``torch.dsplit``)."""
+    return _split_along("dsplit", a, sections, 2, 3)
 
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

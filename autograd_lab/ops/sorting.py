@@ -90,6 +90,11 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = F
     return SortResult(*Sort.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(descending)))
 
 
+def msort(a: Tensor) -> Tensor:
+    """``a`` sorted along dim 0 (``torch.msort``: ``sort(a, 0).values``)."""
+    return sort(a, 0).values
+
+
 def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The indices that sort ``a`` along ``dim`` (``torch.argsort``)."""
     d = _wrap_dim(int(dim), a._data.ndim)

@@ -20,6 +20,7 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor, ViewMeta
+from .promotion import broadcast_shape
 
 
 def _view(a: Tensor, arr: np.ndarray) -> Tensor:
@@ -266,6 +267,15 @@ def expand_as(a: Tensor, other: Tensor) -> Tensor:
 def broadcast_to(a: Tensor, size: Any) -> Tensor:
     """A view of ``a`` broadcast to ``size`` (``torch.broadcast_to``)."""
     return expand(a, tuple(int(s) for s in size))
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape: each an ``expand`` view, or itself where it has that
+    shape already (``torch.broadcast_tensors``)."""
+    shape: tuple[int, ...] = ()
+    for t in tensors:
+        shape = broadcast_shape(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
 # ---------------------------------------------------------------------------- as_strided: a view by positions
