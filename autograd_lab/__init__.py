@@ -25,6 +25,7 @@ from .creation import (
     full,
     full_like,
     linspace,
+    logspace,
     normal,
     ones,
     ones_like,
@@ -78,6 +79,7 @@ from .ops.arithmetic import (
     addcmul,
     div,
     divide,
+    float_power,
     floor_divide,
     fmod,
     lerp,
@@ -97,6 +99,7 @@ from .ops.arithmetic import (
 )
 from .ops.comparison import (
     allclose,
+    bincount,
     clamp,
     clamp_max,
     clamp_min,
@@ -110,6 +113,7 @@ from .ops.comparison import (
     gt,
     isclose,
     isfinite,
+    isin,
     isinf,
     isnan,
     isneginf,
@@ -135,6 +139,7 @@ from .ops.copies import (
     ravel,
 )
 from .ops.indexing import (
+    argwhere,
     gather,
     index_add,
     index_copy,
@@ -149,6 +154,7 @@ from .ops.indexing import (
     select,
     take,
     take_along_dim,
+    unravel_index,
 )
 from .ops.linalg import (
     addmm,
@@ -286,8 +292,10 @@ from .ops.shape import (
 )
 from .ops.sorting import (
     argsort,
+    bucketize,
     median,
     msort,
+    searchsorted,
     sort,
     topk,
     unique,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -214,6 +215,21 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
     return _new(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` values from ``base ** start`` to ``base ** end``, their exponents evenly spaced
+    (``torch.logspace``)."""
+    dt = _dtype(dtype)
+    # PyTorch's kernel: the exponents in double from the ends in the dtype, the first half counted up from
+    # start, the rest down from end; each power C's pow in double, then rounded to the dtype
+    first, last = (float(np.asarray(v).astype(dt)) for v in (start, end))
+    step = (last - first) / (steps - 1) if steps > 1 else 0.0
+    exponents = [first + step * i if i < steps // 2 else last - step * (steps - i - 1) for i in range(steps)]
+    if steps == 1:  # (PyTorch's: base ** start)
+        exponents = [first]
+    return _new(np.array([math.pow(float(base), e) for e in exponents], np.float64).astype(dt), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:

@@ -190,3 +190,77 @@ def test_pieces_and_stacks_are_pytorchs(case):
     if torch is None:
         pytest.skip("PyTorch is not installed")
     assert _pieces(al, case) == _pieces(torch, case)
+
+
+# functions of no gradient, or of float64: searchsorted, bucketize, bincount, isin, argwhere,
+# unravel_index, logspace, float_power (whose pow's graph starts from a ToCopyBackward0)
+NAN = float("nan")
+OTHERS = {
+    "searchsorted": lambda m: m.searchsorted(m.tensor([1, 3, 5, 7]), m.tensor([3, 6, 9])),
+    "searchsorted right": lambda m: m.searchsorted(m.tensor([1.0, 3, 5, 7]), m.tensor([3.0, 6]), right=True),
+    "searchsorted side": lambda m: m.searchsorted(m.tensor([1.0, 3, 5, 7]), m.tensor([3.0, 6]), side="right"),
+    "searchsorted a number": lambda m: m.searchsorted(m.tensor([1.0, 3, 5, 7]), 4.0),
+    "searchsorted rows": lambda m:
+        m.searchsorted(m.tensor([[1, 3, 5], [2, 4, 6]]), m.tensor([[3, 6], [1, 5]])),
+    "searchsorted int32": lambda m: m.searchsorted(m.tensor([1, 3]), m.tensor([2]), out_int32=True),
+    "searchsorted rows not matching": lambda m:
+        m.searchsorted(m.tensor([[1, 3, 5], [2, 4, 6]]), m.tensor([[3, 6]])),
+    "searchsorted sorter": lambda m:
+        m.searchsorted(m.tensor([5, 1, 3]), m.tensor([2, 4]), sorter=m.tensor([1, 2, 0])),
+    "searchsorted side wrong": lambda m: m.searchsorted(m.tensor([1, 3]), m.tensor([2]), side="middle"),
+    "searchsorted opposite": lambda m:
+        m.searchsorted(m.tensor([1, 3]), m.tensor([2]), side="left", right=True),
+    "searchsorted nan": lambda m: m.searchsorted(m.tensor([1.0, 3, NAN]), m.tensor([NAN, 2.0, 4.0])),
+    "searchsorted nan right": lambda m:
+        m.searchsorted(m.tensor([NAN, 1.0, 3]), m.tensor([NAN, 2.0]), right=True),
+    "bucketize": lambda m: m.bucketize(m.tensor([3, 6, 9]), m.tensor([1, 3, 5, 7])),
+    "bucketize right": lambda m: m.bucketize(m.tensor([[3, 6], [9, 0]]), m.tensor([1, 3, 5, 7]), right=True),
+    "bucketize 2-d boundaries": lambda m: m.bucketize(m.tensor([3]), m.tensor([[1, 3]])),
+    "bucketize a number": lambda m: m.bucketize(4, m.tensor([1, 3, 5])),
+    "bincount": lambda m: m.bincount(m.tensor([0, 1, 1, 3])),
+    "bincount weights": lambda m:
+        m.bincount(m.tensor([0, 1, 1, 3]), weights=m.tensor([0.5, 1, 1, 2]), minlength=6),
+    "bincount float64 weights": lambda m: m.tensor([0, 1]).bincount(m.tensor([1.0, 2.0], dtype=m.float64)),
+    "bincount int weights": lambda m: m.bincount(m.tensor([0, 1]), m.tensor([1, 2])),
+    "bincount negative": lambda m: m.bincount(m.tensor([0, -1])),
+    "bincount floats": lambda m: m.bincount(m.tensor([0.0])),
+    "bincount empty": lambda m: m.bincount(m.tensor([], dtype=m.int64)),
+    "isin": lambda m: m.isin(m.tensor([1, 2, 3]), m.tensor([2, 5])),
+    "isin invert, a number": lambda m: m.isin(m.tensor([1, 2, 3]), 2, invert=True),
+    "isin of a number": lambda m: m.isin(2, m.tensor([1, 2])),
+    "argwhere": lambda m: m.argwhere(m.tensor([[0, 1], [2, 0]])),
+    "argwhere 0-d": lambda m: m.argwhere(m.tensor(3.0)),
+    "unravel_index": lambda m: m.unravel_index(m.tensor([4, 1]), (2, 3)),
+    "unravel_index negative": lambda m: m.unravel_index(m.tensor([-1]), (2, 3)),
+    "unravel_index 0-d": lambda m: m.unravel_index(m.tensor(5), 6),
+    "unravel_index out of range wraps": lambda m: m.unravel_index(m.tensor([6]), (2, 3)),
+    "unravel_index floats": lambda m: m.unravel_index(m.tensor([1.0]), (2, 3)),
+    "unravel_index 2-d": lambda m: m.unravel_index(m.tensor([[0, 5], [3, 2]]), (2, 3)),
+    "logspace": lambda m: m.logspace(0, 2, 3), "logspace base 2": lambda m: m.logspace(-1, 3, 7, base=2),
+    "logspace float64": lambda m: m.logspace(0, 1, 5, dtype=m.float64),
+    "logspace of 1": lambda m: m.logspace(2, 3, 1),
+    "float_power": lambda m: m.float_power(m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True), 2),
+    "float_power of ints": lambda m: m.float_power(m.tensor([1, 2]), 0.5),
+    "float_power of a number": lambda m: m.float_power(2, m.tensor([1.0, 2.0], requires_grad=True)),
+    "float_power of two tensors": lambda m:
+        m.float_power(m.tensor([1.0, 2.0], requires_grad=True), m.tensor([2, 3])),
+    "x.to(copy=True)": lambda m: m.tensor([1.0], requires_grad=True).to(copy=True),
+}
+
+
+def _other(m, case):
+    try:
+        out = OTHERS[case](m)
+    except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
+        return f"{type(e).__name__}: {e}"
+    many = out if isinstance(out, tuple) else (out,)
+    return [type(out).__name__, *((tuple(t.shape), str(t.dtype),
+                                   np.nan_to_num(t.detach().numpy(), nan=9).tobytes(),
+                                   None if t.grad_fn is None else type(t.grad_fn).__name__) for t in many)]
+
+
+@pytest.mark.parametrize("case", OTHERS)
+def test_other_small_functions_are_pytorchs(case):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert _other(al, case) == _other(torch, case)

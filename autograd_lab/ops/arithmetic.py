@@ -494,6 +494,15 @@ def pow(a: Any, exponent: Any) -> Tensor:
     return PowScalar.apply(a, exponent)
 
 
+def float_power(a: Any, exponent: Any) -> Tensor:
+    """``a ** exponent`` in float64, whatever the dtypes (``torch.float_power``: ``pow`` of the tensors
+    converted to float64 first)."""
+    if not isinstance(a, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(a).__name__}")
+    return pow(*(x.to(dtypes.float64) if isinstance(x, Tensor) else x for x in (a, exponent)))
+
+
 def square(a: Tensor) -> Tensor:
     """``a ** 2`` (PowBackward0, as in PyTorch); bools square to int64."""
     if a._data.dtype == np.bool_:

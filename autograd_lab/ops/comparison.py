@@ -499,6 +499,38 @@ def isinf(a: Tensor) -> Tensor:
     return Tensor._make(np.isinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))
 
 
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element is among ``test_elements`` (not, with ``invert``), a bool tensor
+    (``torch.isin``)."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__})")
+    found = np.isin(np.asarray(elements._data if isinstance(elements, Tensor) else elements),
+                    np.asarray(test_elements._data if isinstance(test_elements, Tensor) else test_elements),
+                    invert=invert)
+    return Tensor._make(np.asarray(found))
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value 0, 1, ... occurs in ``input`` (1-d, non-negative integers), or the sum of
+    ``weights`` at each (``torch.bincount``)."""
+    x = input._data
+    if x.dtype.kind not in "iub":
+        name = dtypes.scalar_type_name(x.dtype)
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{name}\'')
+    if x.ndim != 1 or x.dtype.kind not in "iu" or (x.size and x.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return Tensor._make(np.bincount(x, minlength=minlength).astype(np.int64))
+    w = weights._data
+    if w.ndim != 1 or w.shape[0] != x.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dt = w.dtype if w.dtype.kind == "f" else np.float64
+    return Tensor._make(np.bincount(x, weights=w.astype(np.float64), minlength=minlength).astype(dt))
+
+
 def isposinf(a: Tensor) -> Tensor:
     """Where ``a`` is +inf, a bool tensor (``torch.isposinf``)."""
     return Tensor._make(np.isposinf(a._data) if a._data.dtype.kind == "f" else np.zeros(a._data.shape, bool))

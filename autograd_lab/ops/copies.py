@@ -35,8 +35,12 @@ def to_dtype(a: Tensor, dtype: dtypes.dtype) -> Tensor:
 
 
 def to(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``a.to(dtype)``, ``a.to('cpu')`` or ``a.to(other)``; ``a`` itself when nothing changes."""
+    """``a.to(dtype)``, ``a.to('cpu')`` or ``a.to(other)``; ``a`` itself when nothing changes, unless
+    ``copy=True`` (given by name, or as the second flag after ``non_blocking``) asks for a copy."""
     target = to_target_dtype(args, kwargs)
+    flags = [arg for arg in args if isinstance(arg, bool)]
+    if kwargs.get("copy", len(flags) > 1 and flags[1]):
+        return to_dtype(a, target or a.dtype)  # (PyTorch's _to_copy: a ToCopyBackward0 even so)
     if target is None or target is a.dtype:
         return a
     return to_dtype(a, target)

@@ -1300,6 +1300,29 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return Take.apply(input, _Data(index))
 
 
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the nonzero elements, one row each (``torch.argwhere``: ``nonzero``)."""
+    return nonzero(input)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in ``shape`` of flat ``indices``, one tensor per dim (``torch.unravel_index``, as
+    PyTorch computes it: each index floor-divided by the dim's stride, then taken modulo the dim, so
+    that an index out of range wraps around)."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a tensor, but got {type(indices)}")
+    idx = indices._data
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got ({', '.join(map(str, shape))})")
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    with np.errstate(divide="ignore"):  # (a dim of size 0: PyTorch's integer division by zero)
+        coords = np.floor_divide(idx.astype(np.int64)[..., None], strides) % np.array(shape, np.int64)
+    return tuple(Tensor._make(np.array(coords[..., d])) for d in range(len(shape)))
+
+
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor per dim."""
     arr = input._data

@@ -408,6 +408,7 @@ METHODS: dict[str, Any] = {
     "tensor_split": shape.tensor_split, "hsplit": shape.hsplit, "vsplit": shape.vsplit,
     "dsplit": shape.dsplit,
     "take_along_dim": indexing.take_along_dim, "msort": sorting.msort,
+    "argwhere": indexing.argwhere, "bincount": comparison.bincount, "float_power": arithmetic.float_power,
     "roll": shape.roll,
     "repeat": with_shape(shape.repeat),
     "tile": with_shape(shape.tile),

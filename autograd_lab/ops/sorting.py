@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import shape_str
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
@@ -88,6 +89,58 @@ def _in_layout_of(values: np.ndarray, x: np.ndarray) -> np.ndarray:
 def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
     """Sorted values and their indices; equal values keep their order (always stable here)."""
     return SortResult(*Sort.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(descending)))
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Where each value of ``input`` would go in ``sorted_sequence`` (along its last dim; its leading dims
+    pair with ``input``'s) to keep it sorted: the first such place, or the last with ``right=True`` or
+    ``side="right"`` (``torch.searchsorted``)."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
+                               "left while right was True")
+        right = side == "right"
+    seq = sorted_sequence._data
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, axis=-1)
+    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if seq.ndim > 1 and values.shape[:-1] != seq.shape[:-1]:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first "
+                           "N-1 dimensions of boundaries tensor and input value tensor must match, but we "
+                           f"got boundaries tensor {shape_str(seq.shape)} and input value tensor "
+                           f"{shape_str(values.shape)}")
+    out = _binary_search(seq, values, right)
+    return Tensor._make(np.asarray(out, np.int32 if out_int32 else np.int64))
+
+
+def _binary_search(seq: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray:
+    """PyTorch's ``cus_lower_bound``/``cus_upper_bound`` for every value at once: halve [start, end)
+    while ``not (seq[mid] >= value)`` (``>`` for the upper bound) moves start; so a nan value goes to the
+    end, and a nan in the sequence counts as smaller than every value."""
+    n = seq.shape[-1] if seq.ndim else 1
+    rows = seq.reshape(-1, n) if seq.ndim > 1 else seq.reshape(1, n)
+    vals = values.reshape(rows.shape[0], -1) if seq.ndim > 1 else values.reshape(1, -1)
+    start, end = np.zeros(vals.shape, np.int64), np.full(vals.shape, n, np.int64)
+    which = np.arange(rows.shape[0])[:, None]
+    with np.errstate(invalid="ignore"):
+        while (active := start < end).any():
+            mid = start + ((end - start) >> 1)
+            mid_val = rows[which, np.minimum(mid, n - 1)]
+            moves = ~(mid_val > vals if right else mid_val >= vals)
+            start = np.where(active & moves, mid + 1, start)
+            end = np.where(active & ~moves, mid, end)
+    return start.reshape(values.shape)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of each value: the index of the first boundary at or above it (``right=True``: above
+    it) (``torch.bucketize``; ``boundaries`` 1-d and sorted)."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 def msort(a: Tensor) -> Tensor:
