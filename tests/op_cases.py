@@ -19,7 +19,7 @@ from autograd_lab.autograd import gradcheck, gradgradcheck
 # the module of autograd_lab.ops each case's op lives in: a case is named by its op
 # ("cumsum ints", "index_select_neg_dim"), the longest op name that starts it
 MODULE_OF = {
-    **dict.fromkeys(["atan2", "hypot", "logaddexp", "heaviside", "frac"], "pointwise"),
+    **dict.fromkeys(["atan2", "hypot", "logaddexp", "heaviside", "frac", "xlogy", "sinc"], "pointwise"),
     **dict.fromkeys(["remainder", "fmod", "floor_divide", "lerp", "addcmul", "addcdiv", "square"],
                     "arithmetic"),
     **dict.fromkeys(["clamp_min", "clamp_max", "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -78,7 +78,7 @@ UNARY = {
     "square": (-2, 2), "rsqrt": (0.5, 2), "exp2": (-2, 2), "log2": (0.5, 2), "log10": (0.5, 2),
     "tan": (-1, 1), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (-2, 2), "sinh": (-2, 2),
     "cosh": (-2, 2), "asinh": (-2, 2), "acosh": (1.2, 3), "atanh": (-0.9, 0.9), "frac": (0.1, 0.9),
-    "nan_to_num": (-2, 2),
+    "nan_to_num": (-2, 2), "sinc": (0.1, 2),
     # piecewise constant: zero gradient away from the jumps
     "sign": (0.2, 0.8), "floor": (0.1, 0.9), "ceil": (0.1, 0.9), "round": (0.1, 0.4), "trunc": (0.1, 0.9),
 }
@@ -86,7 +86,7 @@ MODULE_OF.update(dict.fromkeys(set(UNARY) - {"square"}, "pointwise"))
 
 # double backward against PyTorch: every function of one tensor, and some of the others
 DOUBLE_BACKWARD = [*UNARY, "logcumsumexp", "cumprod", "var_mean dim", "std_mean dim", "dist", "atan2",
-                   "hypot", "logaddexp"]
+                   "hypot", "logaddexp", "logaddexp2", "xlogy"]
 
 
 def to_np(t):
@@ -171,6 +171,8 @@ BINARY_FNS = {
     "atan2": lambda lib, a, b: lib.atan2(a, b),
     "hypot": lambda lib, a, b: lib.hypot(a, b),
     "logaddexp": lambda lib, a, b: lib.logaddexp(a, b),
+    "logaddexp2": lambda lib, a, b: lib.logaddexp2(a, b),
+    "xlogy": lambda lib, a, b: lib.xlogy(a, b.abs() + 0.5),
     "remainder": lambda lib, a, b: lib.remainder(a, b),
     "fmod": lambda lib, a, b: lib.fmod(a, b),
     "clamp_min": lambda lib, a, b: lib.clamp_min(a, b),

@@ -22,7 +22,7 @@ NODE_NAMES = {
     "cosh": "CoshBackward0", "asinh": "AsinhBackward0", "acosh": "AcoshBackward0",
     "atanh": "AtanhBackward0", "frac": "FracBackward0", "nan_to_num": "NanToNumBackward0",
     "sign": "SignBackward0", "floor": "FloorBackward0", "ceil": "CeilBackward0", "round": "RoundBackward0",
-    "trunc": "TruncBackward0",
+    "trunc": "TruncBackward0", "sinc": "SincBackward0",
 }
 
 

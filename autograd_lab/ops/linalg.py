@@ -513,6 +513,9 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return mul(reshape(input, (-1, 1)), vec2)
 
 
+ger = outer  # (the old name)
+
+
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product, built as PyTorch builds it: two reshapes, a product, a reshape."""
 

@@ -39,8 +39,8 @@ from .promotion import (
 from .scalar import AddNumber, MulNumber
 
 # float32 in double, rounded once: PyTorch's results where NumPy's float32 kernels miss (see rounded_once)
-_exp, _log, _sin, _cos, _tanh, _atanh = map(rounded_once, (np.exp, np.log, np.sin, np.cos, np.tanh,
-                                                    np.arctanh))
+_exp, _log, _sin, _cos, _tanh, _atanh, _exp2, _log2 = map(rounded_once, (
+    np.exp, np.log, np.sin, np.cos, np.tanh, np.arctanh, np.exp2, np.log2))
 
 
 class Exp(Function):
@@ -504,7 +504,7 @@ def rsqrt(a: Tensor) -> Tensor:
     return Rsqrt.apply(a)
 
 
-Exp2 = _unary("Exp2", "Exp2Backward0", rounded_once(np.exp2),
+Exp2 = _unary("Exp2", "Exp2Backward0", _exp2,
               lambda g, y: MulNumber.apply(g * y, _LN2), "result")
 
 
@@ -531,7 +531,7 @@ def rad2deg(a: Tensor) -> Tensor:
     return Rad2Deg.apply(a)
 
 
-Log2 = _unary("Log2", "Log2Backward0", rounded_once(np.log2), lambda g, x: g / MulNumber.apply(x, _LN2))
+Log2 = _unary("Log2", "Log2Backward0", _log2, lambda g, x: g / MulNumber.apply(x, _LN2))
 
 
 def log2(a: Tensor) -> Tensor:
@@ -1012,6 +1012,110 @@ def logaddexp(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
     if dt.kind != "f":
         raise _not_implemented("logaddexp_cpu", dt)
     return Logaddexp.apply(a, other)
+
+
+class Logaddexp2(Function):
+    node_name = "Logaddexp2Backward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        dt = result_dtype(a, b)
+        with _quiet():  # (NumPy's kernel: PyTorch's in 91% of values, the others in the last bit)
+            out = np.asarray(np.logaddexp2(a._data.astype(dt), b._data.astype(dt)))
+        return Tensor._make(iterator_layout(out, a._data, b._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors  # PyTorch's grad / (1 + 2 ** (other - self))
+        need_a, need_b = ctx.needs_input_grad
+        return (grad / AddNumber.apply(2 ** (b - a), 1) if need_a else None,
+                grad / AddNumber.apply(2 ** (a - b), 1) if need_b else None)
+
+
+def logaddexp2(a: Tensor, other: Tensor, *, _method: bool = False) -> Tensor:
+    """``log2(2 ** a + 2 ** other)``, computed stably (``torch.logaddexp2``)."""
+    _need_tensors("logaddexp2", _method, ("input", a), ("other", other))
+    _check_broadcast(a, other)
+    dt = result_dtype(a, other)
+    if dt.kind != "f":
+        raise _not_implemented("logaddexp2_cpu", dt)
+    return Logaddexp2.apply(a, other)
+
+
+class Xlogy(Function):
+    """``a * log(other)``, 0 where ``a`` is 0 (unless ``other`` is nan): PyTorch's kernel, ``log`` the C
+    library's (rounded once from double here). One of the two may be a number: the node is then
+    XlogyBackward1 (a number ``a``) or XlogyBackward2 (a number ``other``), as PyTorch names them."""
+
+    node_name = "XlogyBackward0"
+    saved_names = ("self", "other")
+
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        dt = _float_result(a, b)
+        x, y = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
+        with _quiet():
+            out = np.where(np.isnan(y), y, np.where(x == 0, dt.type(0), x * _log(y)))
+        return Tensor._make(iterator_layout(np.asarray(out, dt), a._data, b._data))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # PyTorch's: xlogy(grad, other), 0 where self is 0 and other <= 0; grad * self / other
+        grad_a = xlogy(grad, b).masked_fill(_const((a._data == 0) & (b._data <= 0)), 0) if need_a else None
+        return grad_a, grad * a / b if need_b else None
+
+
+def xlogy(a: Any, other: Any) -> Tensor:
+    """``a * log(other)``, 0 where ``a`` is 0 (``torch.xlogy``, ``torch.special.xlogy``)."""
+    if not isinstance(a, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"xlogy(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    cls = Xlogy if isinstance(a, Tensor) and isinstance(other, Tensor) else (
+        XlogyNumberSelf if isinstance(other, Tensor) else XlogyNumberOther)
+    if isinstance(a, Tensor) and isinstance(other, Tensor):
+        _check_broadcast(a, other)
+    return cls.apply(*(x if isinstance(x, Tensor) else as_operand(x, _float_result(a, other))
+                       for x in (a, other)))
+
+
+class XlogyNumberSelf(Xlogy):
+    node_name = "XlogyBackward1"
+
+
+class XlogyNumberOther(Xlogy):
+    node_name = "XlogyBackward2"
+
+
+class Sinc(Function):
+    """``sin(pi a) / (pi a)``, 1 at 0: PyTorch's kernel, the product in the tensor's dtype."""
+
+    node_name = "SincBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        x = _floating(a._data)
+        product = x * x.dtype.type(math.pi)
+        with _quiet():
+            out = np.where(x == 0, x.dtype.type(1), _sin(product) / product)
+        return Tensor._make(np.asarray(out, x.dtype))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors  # PyTorch's sinc_backward, step by step
+        a_pi, a_squared_pi = a * math.pi, a * a * math.pi
+        out = grad * (a_pi * cos(a_pi) - sin(a_pi)) / a_squared_pi
+        return out.masked_fill(_const(a_squared_pi._data == 0), 0)
+
+
+def sinc(a: Tensor) -> Tensor:
+    """The normalized sinc function ``sin(pi a) / (pi a)`` (``torch.sinc``)."""
+    return Sinc.apply(a)
 
 
 class NotImplementedBackward(Function):

@@ -25,7 +25,7 @@ from ...dtypes import Size, scalar_type_name
 from ...function import Function
 from ...grad_mode import no_grad
 from ...ops import logarithmic, pointwise
-from ...ops.promotion import _const, binary_operands, broadcast_shape, cast, iterator_layout
+from ...ops.promotion import binary_operands, broadcast_shape, cast, iterator_layout
 from ...ops.scalar import AddNumber, DivNumber, MulNumber
 from ...summation import torch_sum
 from ...tensor import Tensor
@@ -790,34 +790,6 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 
 # ---------------------------------------------------------------------------- kl div
-class Xlogy(Function):
-    """``x * log(y)``, 0 where ``x == 0`` (``torch.xlogy``)."""
-
-    node_name = "XlogyBackward0"
-    saved_names = ("self", "other")
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, y: Tensor) -> Tensor:
-        ctx.save_for_backward(x, y)
-        a, b = x._data, y._data
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(a == 0, 0, a * np.log(b))
-        out = np.where(np.isnan(b), np.nan, out)
-        return Tensor._make(out.astype(np.result_type(a.dtype, b.dtype), copy=False))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        x, y = ctx.saved_tensors
-        need_x, need_y = ctx.needs_input_grad
-        grad_x = grad_y = None
-        if need_x:
-            zero = (x._data == 0) & (y._data <= 0)
-            grad_x = Xlogy.apply(grad, y).masked_fill(_const(zero), 0.0)
-        if need_y:
-            grad_y = grad * x / y
-        return grad_x, grad_y
-
-
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL divergence of ``target`` from ``exp(input)`` (log-probabilities), composed as PyTorch's:
@@ -841,7 +813,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if log_target:
         out = pointwise.exp(target) * (target - input)
     else:
-        out = Xlogy.apply(*binary_operands(target, target)) - target * input
+        out = pointwise.xlogy(target, target) - target * input
     if reduction == "mean":
         return out.mean()
     if reduction in ("sum", "batchmean"):
