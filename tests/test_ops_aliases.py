@@ -67,6 +67,10 @@ CASES = {
     "cummax 0-d": lambda m, x: m.cummax(x.sum(), 0).values,
     "cummax dim out of range": lambda m, x: m.cummax(x, 2),
     "cummax return type": lambda m, x: type(m.cummax(x, 0)).__name__,
+    "ger": lambda m, x: m.ger(x[1], x[2]), "x.ger": lambda m, x: x[1].ger(x[2]),
+    "xlogy of a number": lambda m, x: m.xlogy(2.5, x.abs()),
+    "xlogy by a number": lambda m, x: m.xlogy(x, 2.5),
+    "xlogy_": lambda m, x: x.detach().clone().xlogy_(x.detach().abs()),
 }
 
 
