@@ -232,6 +232,7 @@ OTHERS = {
     "isin": lambda m: m.isin(m.tensor([1, 2, 3]), m.tensor([2, 5])),
     "isin invert, a number": lambda m: m.isin(m.tensor([1, 2, 3]), 2, invert=True),
     "isin of a number": lambda m: m.isin(2, m.tensor([1, 2])),
+    "isin of two numbers": lambda m: m.isin(1, 2),
     "argwhere": lambda m: m.argwhere(m.tensor([[0, 1], [2, 0]])),
     "argwhere 0-d": lambda m: m.argwhere(m.tensor(3.0)),
     "unravel_index": lambda m: m.unravel_index(m.tensor([4, 1]), (2, 3)),

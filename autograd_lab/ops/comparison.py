@@ -370,7 +370,6 @@ def fmax(a: Any, other: Any, *, _method: bool = False) -> Tensor:
 
 class Fmin(Fmax):
     node_name = "FminBackward0"
-    saved_names = ("self", "other")
     ufunc = staticmethod(np.fmin)
     keeps_a = staticmethod(np.less_equal)
 
@@ -503,8 +502,11 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     """Whether each element is among ``test_elements`` (not, with ``invert``), a bool tensor
     (``torch.isin``)."""
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
-        raise TypeError("isin() received an invalid combination of arguments - got "
-                        f"({type(elements).__name__}, {type(test_elements).__name__})")
+        raise _invalid_combination("isin", (elements, test_elements), [
+            f"{first}, {second}, *, bool assume_unique = False, bool invert = False, Tensor out = None"
+            for first, second in (("Tensor elements", "Tensor test_elements"),
+                                  ("Number element", "Tensor test_elements"),
+                                  ("Tensor elements", "Number test_element"))])
     found = np.isin(np.asarray(elements._data if isinstance(elements, Tensor) else elements),
                     np.asarray(test_elements._data if isinstance(test_elements, Tensor) else test_elements),
                     invert=invert)

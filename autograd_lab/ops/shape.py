@@ -110,14 +110,6 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     return Stack.apply(_wrap_dim(dim, tensors[0].ndim + 1), *tensors)
 
 
-def _atleast(t: Tensor, n: int) -> Tensor:
-    if t.ndim >= n:
-        return t
-    if t.ndim == 0:
-        return reshape(t, (1,) * n)
-    return unsqueeze(t, 0)
-
-
 def _at_least(n: int, t: Tensor) -> Tensor:
     """PyTorch's ``atleast_{n}d`` of one tensor: a 0-d one reshaped, a 1-d one made a row (and, for 3-d,
     given a last dim), a 2-d one given a last dim (3-d)."""
@@ -162,7 +154,7 @@ def column_stack(tensors: Any) -> Tensor:
 
 def hstack(tensors: Any) -> Tensor:
     """The tensors joined column-wise: along dim 1, or dim 0 for 1-D ones (``torch.hstack``)."""
-    tensors = [_atleast(t, 1) for t in tensors]
+    tensors = [_at_least(1, t) for t in tensors]
     if not tensors:
         raise RuntimeError("hstack expects a non-empty TensorList")
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
@@ -170,7 +162,7 @@ def hstack(tensors: Any) -> Tensor:
 
 def vstack(tensors: Any) -> Tensor:
     """The tensors joined row-wise, 1-D ones as rows (``torch.vstack``)."""
-    tensors = [_atleast(t, 2) for t in tensors]
+    tensors = [_at_least(2, t) for t in tensors]
     if not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
     return cat(tensors, 0)
