@@ -1086,27 +1086,20 @@ class XlogyNumberOther(Xlogy):
     node_name = "XlogyBackward2"
 
 
-class Sinc(Function):
-    """``sin(pi a) / (pi a)``, 1 at 0: PyTorch's kernel, the product in the tensor's dtype."""
+def _sinc(x: np.ndarray) -> np.ndarray:
+    """``sin(pi x) / (pi x)``, 1 at 0: PyTorch's kernel, the product in the tensor's dtype."""
+    product = x * x.dtype.type(math.pi)
+    return np.where(x == 0, x.dtype.type(1), _sin(product) / product)
 
-    node_name = "SincBackward0"
-    saved_names = ("self",)
 
-    @staticmethod
-    def forward(ctx: Any, a: Tensor) -> Tensor:
-        ctx.save_for_backward(a)
-        x = _floating(a._data)
-        product = x * x.dtype.type(math.pi)
-        with _quiet():
-            out = np.where(x == 0, x.dtype.type(1), _sin(product) / product)
-        return Tensor._make(np.asarray(out, x.dtype))
+def _sinc_grad(grad: Tensor, a: Tensor) -> Tensor:
+    """PyTorch's sinc_backward, step by step (what create_graph records)."""
+    a_pi, a_squared_pi = a * math.pi, a * a * math.pi
+    out = grad * (a_pi * cos(a_pi) - sin(a_pi)) / a_squared_pi
+    return out.masked_fill(_const(a_squared_pi._data == 0), 0)
 
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (a,) = ctx.saved_tensors  # PyTorch's sinc_backward, step by step
-        a_pi, a_squared_pi = a * math.pi, a * a * math.pi
-        out = grad * (a_pi * cos(a_pi) - sin(a_pi)) / a_squared_pi
-        return out.masked_fill(_const(a_squared_pi._data == 0), 0)
+
+Sinc = _unary("Sinc", "SincBackward0", _sinc, _sinc_grad)
 
 
 def sinc(a: Tensor) -> Tensor:

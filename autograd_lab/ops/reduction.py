@@ -224,24 +224,25 @@ class Nansum(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    def forward(ctx: Any, a: Tensor, dims: tuple[int, ...], keepdim: bool, dtype: Any) -> Tensor:
         ctx.save_for_backward(a)
-        ctx.shape, ctx.dims, ctx.keepdim = a._data.shape, dims, keepdim
         x = a._data
         if x.dtype.kind == "f":
             x = np.where(np.isnan(x), x.dtype.type(0), x)
-        return Sum.forward(ctx, Tensor._make(x), dims, keepdim, None)  # (sum's kernel, in its order)
+        return Sum.forward(ctx, Tensor._make(x), dims, keepdim, dtype)  # (sum's kernel, in its order)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
-        (a,) = ctx.saved_tensors  # PyTorch's nansum_backward: sum's gradient, times "not nan"
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (a,) = ctx.saved_tensors  # PyTorch's nansum_backward: sum's gradient (in a's dtype), times "not nan"
+        grad = grad if grad._data.dtype == a._data.dtype else grad.to(a.dtype)
         kept = _const(~np.isnan(a._data))
-        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * kept, None, None
+        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) * kept, None, None, None
 
 
-def nansum(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def nansum(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` (all elements if None), nan counted as 0 (``torch.nansum``)."""
-    return Nansum.apply(a, _dims(dim, a._data.ndim), keepdim)
+    np_dtype = None if dtype is None else dtypes.to_numpy_dtype(dtype)
+    return Nansum.apply(a, _dims(dim, a._data.ndim), keepdim, np_dtype)
 
 
 def nanmean(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:

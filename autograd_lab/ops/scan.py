@@ -204,7 +204,10 @@ class Cummax(Function):
 
     @classmethod
     def forward(cls, ctx: Any, a: Tensor, dim: int) -> tuple[Tensor, Tensor]:
-        ctx.dim, ctx._saved_dim, ctx.shape = dim, dim, a._data.shape
+        # (PyTorch's node shows the dim as given, an unsigned 64-bit int: -1 is 2**64 - 1)
+        ctx._saved_dim = dim % 2**64
+        dim = ctx.dim = _wrap_dim(dim, a._data.ndim)
+        ctx.shape = a._data.shape
         x = a._data if a._data.ndim else a._data.reshape(1)
         rows = np.moveaxis(x, dim, 0)
         values, indices = np.empty_like(rows), np.zeros(rows.shape, np.int64)
@@ -239,7 +242,8 @@ CumminResult = namedtuple("cummin", ["values", "indices"])
 
 def cummax(a: Tensor, dim: int) -> Any:
     """Running maxima along ``dim`` and their indices (``torch.cummax``)."""
-    return CummaxResult(*Cummax.apply(a, _wrap_dim(int(dim), a._data.ndim)))
+    _wrap_dim(int(dim), a._data.ndim)  # (out of range: PyTorch's IndexError, before any node is made)
+    return CummaxResult(*Cummax.apply(a, int(dim)))
 
 
 class Cummin(Cummax):
@@ -249,7 +253,8 @@ class Cummin(Cummax):
 
 def cummin(a: Tensor, dim: int) -> Any:
     """Running minima along ``dim`` and their indices (``torch.cummin``)."""
-    return CumminResult(*Cummin.apply(a, _wrap_dim(int(dim), a._data.ndim)))
+    _wrap_dim(int(dim), a._data.ndim)
+    return CumminResult(*Cummin.apply(a, int(dim)))
 
 
 def diff(a: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
