@@ -254,7 +254,7 @@ def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
     out = np.multiply(g, x)
     if g.ndim and not (g.flags.c_contiguous and x.flags.c_contiguous):  # (a transposed operand: PyTorch's
         out = iterator_layout(out, g, x)  # layout; a 0-d gradient has a 0-d operand)
-    if out.dtype is g.dtype and x.dtype is g.dtype:  # one dtype, the common case: nothing to promote
+    if x.dtype is g.dtype:  # one dtype, the common case: nothing to promote (the product has it too)
         return out
     return cast(out, Tensor._make(g), Tensor._make(x))
 
