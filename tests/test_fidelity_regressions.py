@@ -3052,3 +3052,53 @@ def test_fmax_and_fmin_are_pytorchs_and_maximum_takes_tensors_only():
         with pytest.raises(TypeError) as raised:
             call()
         assert str(raised.value) == text
+
+
+def test_cat_stack_roll_and_triangles_lay_their_results_out_as_pytorchs():
+    """The layout survey of stop 34 left four ops whose results' strides differed from PyTorch's for
+    channels-last inputs: ``cat`` (channels last when every input is: its
+    ``cat_compute_output_memory_format``), ``stack`` (PyTorch's ``cat`` along ``dim`` then a view that
+    splits it; at the end, ``cat`` of the inputs unsqueezed), ``roll`` along dims (its
+    ``suggest_memory_format``) and ``tril``/``triu`` (always row-major; they kept a permuted input's
+    layout here). 1,200 random layouts (permuted, channels last, strided, size-1 and empty dims)."""
+    cl = al.zeros(2, 4, 5, 3).permute(0, 3, 1, 2)  # (2, 3, 4, 5) laid out channels last
+    assert al.cat([cl, cl], 1).stride() == (120, 1, 30, 6)
+    assert al.cat([cl, cl.contiguous()], 1).stride() == (120, 20, 5, 1)  # mixed: row-major
+    assert al.stack([cl, cl], 1).stride() == (120, 3, 1, 30, 6)
+    assert al.roll(cl, 1, 1).stride() == (60, 1, 15, 3)
+    assert al.tril(al.zeros(4, 2, 3).permute(1, 2, 0)).stride() == (12, 4, 1)
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    rng = np.random.default_rng(35000001)
+    ops = {
+        "cat": lambda m, a, b, d: m.cat([a, b], d),
+        "cat of one": lambda m, a, b, d: m.cat([a], d),
+        "stack": lambda m, a, b, d: m.stack([a, b], d),
+        "stack at the end": lambda m, a, b, d: m.stack([a, b], a.ndim),
+        "roll": lambda m, a, b, d: m.roll(a, 1, d),
+        "roll two dims": lambda m, a, b, d: m.roll(a, (1, -2), (d, 0)),
+        "tril": lambda m, a, b, d: m.tril(a, -1) if a.ndim >= 2 else m.tril(a.reshape(1, -1)),
+        "triu": lambda m, a, b, d: m.triu(a, 1) if a.ndim >= 2 else m.triu(a.reshape(1, -1)),
+    }
+    differ = []
+    for trial in range(150):
+        nd = int(rng.integers(1, 6))
+        shape = tuple(int(v) for v in rng.integers(0 if trial % 11 == 0 else 1, 4, size=nd))
+        values = [rng.standard_normal(shape) for _ in range(2)]
+        perms = [[int(d) for d in rng.permutation(nd)] for _ in range(2)]
+        if trial % 2:  # channels last (of a 4-d or 5-d one) for both, often
+            perms = [[0, *range(2, nd), 1] if nd in (4, 5) else p for p in perms]
+        dim = int(rng.integers(0, nd))
+        for name, op in ops.items():
+            got = []
+            for m in (al, torch):
+                a, b = (m.tensor(np.ascontiguousarray(v.transpose(p))).permute(*np.argsort(p).tolist())
+                        for v, p in zip(values, perms))
+                if trial % 5 == 0 and a.shape[-1] > 1:
+                    a = a[..., ::2]
+                    b = b[..., ::2]
+                y = op(m, a, b, dim)
+                got.append((tuple(y.shape), y.stride() if y.numel() else None, y.tolist()))
+            if got[0] != got[1]:
+                differ.append((name, shape, perms, dim, got[0][:2], got[1][:2]))
+    assert differ == [], f"{len(differ)} of 1,200 differ from PyTorch's, the first: {differ[:2]}"

@@ -185,6 +185,17 @@ def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.n
     return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
 
 
+def in_order(values: np.ndarray, order: list[int], dtype: Any = None) -> np.ndarray:
+    """``values`` (of ``dtype``, theirs by default) copied into a new array laid out in ``order``; as they
+    are where they already lie so (NumPy's results of row-major inputs)."""
+    dtype = values.dtype if dtype is None else np.dtype(dtype)
+    if order == sorted(order) and values.flags.c_contiguous and values.dtype == dtype:
+        return values
+    out = empty_in_order(values.shape, order, dtype)
+    np.copyto(out, values, casting="unsafe")
+    return out
+
+
 def suggested_order(a: np.ndarray) -> list[int]:
     """The dims of a new result made like ``a``, slowest first, as PyTorch's ``suggest_memory_format``
     picks it: channels last (N, H, W, C in memory) for a 4-d array whose strides are laid out so, and

@@ -16,8 +16,8 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .indexing import Select, index_fill, narrow
 from .inplace import empty_preserving
-from .promotion import result_dtype, row_major
-from .view import DiagonalCopy, _dims_list, _view, diagonal, expand, reshape, unsqueeze, view
+from .promotion import in_order, result_dtype, row_major, suggested_order
+from .view import DiagonalCopy, _dims_list, _view, diagonal, expand, reshape, unsqueeze, view, viewed
 
 
 # ---------------------------------------------------------------------------- joins and splits
@@ -51,8 +51,8 @@ class Cat(Function):
         ctx.sizes = [None if _skipped(t) else t._data.shape[dim] for t in tensors]
         dtype = result_dtype(*tensors)
         arrays = [t._data for t in kept] or [np.zeros(0)]
-        # C order, as PyTorch's result (NumPy's follows its inputs' layout: expanded ones, any)
-        return Tensor._make(np.ascontiguousarray(np.concatenate(arrays, axis=dim), dtype=dtype))
+        # laid out as PyTorch's result (NumPy's follows its inputs' layout: expanded ones, any)
+        return Tensor._make(in_order(np.concatenate(arrays, axis=dim), _cat_order(arrays), dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
@@ -64,6 +64,13 @@ class Cat(Function):
             pieces.append(narrow(grad, ctx.dim, start, size))
             start += size
         return (None, *pieces)
+
+
+def _cat_order(arrays: list[np.ndarray]) -> list[int]:
+    """The layout of ``cat``'s result (PyTorch's ``cat_compute_output_memory_format``): channels last
+    where every input is laid out so (:func:`suggested_order`), else row-major."""
+    orders = {tuple(suggested_order(a)) for a in arrays}
+    return list(orders.pop()) if len(orders) == 1 else list(range(arrays[0].ndim))
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
@@ -94,8 +101,15 @@ class Stack(Function):
                     f"at entry 0 and [{', '.join(map(str, t._data.shape))}] at entry {i}"
                 )
         ctx.dim, ctx.n = dim, len(tensors)
-        dtype = result_dtype(*tensors)
-        return Tensor._make(np.ascontiguousarray(np.stack([t._data for t in tensors], axis=dim), dtype=dtype))
+        arrays, dtype = [t._data for t in tensors], result_dtype(*tensors)
+        if dim < arrays[0].ndim:  # PyTorch's stack: cat along dim, then a view that splits it in two
+            joined = in_order(np.concatenate(arrays, axis=dim), _cat_order(arrays), dtype)
+            shape = (*arrays[0].shape[:dim], len(arrays), *arrays[0].shape[dim:])
+            return Tensor._make(viewed(joined, shape))
+        # at the end: cat of the inputs given a last dim (of stride 1, as PyTorch's unsqueeze gives it)
+        order = _cat_order([np.lib.stride_tricks.as_strided(a, (*a.shape, 1), (*a.strides, a.itemsize))
+                            for a in arrays])
+        return Tensor._make(in_order(np.stack(arrays, axis=dim), order, dtype))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
@@ -446,9 +460,14 @@ class Roll(Function):
         ctx.shifts, ctx.dims = shifts, dims
         if a._data.size == 0:
             return Tensor._make(np.array(a._data, copy=True))
-        if dims is None:  # (PyTorch's result is row-major)
+        if dims is None:  # (PyTorch's result is row-major: it rolls the flattened tensor)
             return Tensor._make(row_major(np.roll(a._data, shifts[0])))
-        return Tensor._make(row_major(np.roll(a._data, shifts, dims)))
+        x = a._data
+        for shift, dim in zip(shifts, dims):  # one dim at a time, each as PyTorch's: the cat of two
+            start = -shift % x.shape[dim]  # narrowed pieces (so laid out as cat lays them out)
+            pieces = [x[(slice(None),) * dim + (part,)] for part in (slice(start, None), slice(0, start))]
+            x = in_order(np.concatenate(pieces, axis=dim), _cat_order(pieces))
+        return Tensor._make(x)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
@@ -527,7 +546,7 @@ class Tril(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, diagonal: int) -> Tensor:
         ctx.diagonal = diagonal
-        return Tensor._make(np.tril(a._data, diagonal))
+        return Tensor._make(row_major(np.tril(a._data, diagonal)))  # (PyTorch's: row-major, whatever a's)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
@@ -547,7 +566,7 @@ class Triu(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, diagonal: int) -> Tensor:
         ctx.diagonal = diagonal
-        return Tensor._make(np.triu(a._data, diagonal))
+        return Tensor._make(row_major(np.triu(a._data, diagonal)))
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:

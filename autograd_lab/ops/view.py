@@ -86,6 +86,18 @@ def _view_strides(old_shape: tuple[int, ...], old_strides: list[int],
     return new if view_d == -1 else None
 
 
+def viewed(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``x`` viewed as ``shape`` with the strides PyTorch's ``view`` gives (NumPy's reshape, its size-1
+    dims' strides made PyTorch's, which matmul's test reads); a ValueError where no view can."""
+    arr = np.reshape(x, shape, copy=False)
+    if 1 in shape and arr.size:
+        item = arr.itemsize
+        strides = _view_strides(x.shape, [st // item for st in x.strides], shape)
+        if strides is not None and tuple(st * item for st in strides) != arr.strides:
+            arr = np.lib.stride_tricks.as_strided(arr, shape, tuple(st * item for st in strides))
+    return arr
+
+
 class View(Function):
     node_name = "ViewBackward0"
 
@@ -93,17 +105,12 @@ class View(Function):
     def forward(ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Tensor:
         ctx.shape = a._data.shape
         try:
-            arr = np.reshape(a._data, shape, copy=False)
+            arr = viewed(a._data, shape)
         except ValueError:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
             ) from None
-        if 1 in shape and arr.size:  # a size-1 dim's stride: PyTorch's, which matmul's test reads
-            x, item = a._data, arr.itemsize
-            strides = _view_strides(x.shape, [st // item for st in x.strides], shape)
-            if strides is not None and tuple(st * item for st in strides) != arr.strides:
-                arr = np.lib.stride_tricks.as_strided(arr, shape, tuple(st * item for st in strides))
         return _view(a, arr)
 
     @staticmethod
