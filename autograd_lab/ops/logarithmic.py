@@ -3,6 +3,8 @@ exponentiating)."""
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -33,15 +35,110 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def _stable_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    """softmax as PyTorch's kernel computes it: ``exp(x - max)`` times ``1 / sum``, the exp rounded once
-    (float32 rows of 3 to 64: 62-92% of the values PyTorch's, with NumPy's float32 exp 47-70%)."""
+    """softmax as PyTorch's kernel computes it: ``exp(x - max)`` times ``1 / sum``. Along the last dim of
+    a row-major float32 array, its ``_vec_softmax_lastdim`` step by step: SLEEF's vector exp
+    (:func:`sleef_expf`) and the row summed in its vector lanes (:func:`_lane_sum`), bit for bit; float64
+    rows so too but for the exp, rounded once (SLEEF's is not copied: about 60% of values PyTorch's).
+    Along another dim the exp rounded once and NumPy's sum."""
     if x.ndim == 0:
         return _stable_softmax(x.reshape(1), 0).reshape(())
     if x.size == 0:
         return np.empty_like(x, order="C")
-    e = _exp(x - np.maximum.reduce(x, axis=dim, keepdims=True))
+    shifted = x - np.maximum.reduce(x, axis=dim, keepdims=True)
+    if dim == x.ndim - 1 and x.dtype.char in "fd" and x.flags.c_contiguous:
+        e = sleef_expf(shifted) if x.dtype == np.float32 else _exp(shifted)
+        return e * (1 / _lane_sum(e))  # (float64: the sum PyTorch's, not SLEEF's exp)
+    e = _exp(shifted)
     out = e * (1 / np.add.reduce(e, axis=dim, keepdims=True))
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+
+
+# SLEEF's expf (``xexpf``, its 1-ulp version): what PyTorch's vectorised kernels call for float32 exp
+# (``Vectorized<float>::exp``: Sleef_expf8_u10 / Sleef_expf16_u10; torch.exp itself calls MKL's)
+_R_LN2F, _L2UF, _L2LF = np.float32(1.442695040888963407), np.float32(0.693145751953125), \
+    np.float32(1.428606765330187045e-06)
+_EXPF_POLY = np.array([0.000198527617612853646278381, 0.00139304355252534151077271,
+                       0.00833336077630519866943359, 0.0416664853692054748535156,
+                       0.166666671633720397949219, 0.5], np.float32)
+
+
+def sleef_expf(d: np.ndarray) -> np.ndarray:
+    """``exp`` of a float32 array as SLEEF's ``xexpf`` computes it, step by step (its reduction by ln 2 in
+    two parts, its degree-6 polynomial with fused multiply-adds, its scaling and its limits): bit for bit
+    PyTorch's vector exp, which differs from the correctly rounded value in some 10% of values. (Called
+    where NumPy is quiet, as in a forward: a nan or an inf warns on its way through otherwise.)
+
+    A fused multiply-add ``a * b + c`` of floats rounds once: here the product, exact in double, plus
+    ``c`` rounds in double, then to float (two roundings, which differ from one only where the double
+    lands exactly halfway between two floats: some 1 in 2**29)."""
+    d = np.clip(d, np.float32(-110), np.float32(110))  # (beyond: 0 or inf all the same; a nan stays)
+    q = np.rint(d * _R_LN2F)  # (nearest, ties to even, as vrint)
+    wide = np.multiply(q, -np.float64(_L2UF))  # each fused multiply-add in double, then rounded to float
+    wide += d
+    s = wide.astype(np.float32)
+    np.multiply(q, -np.float64(_L2LF), out=wide)
+    wide += s
+    s[...] = wide
+    u = np.empty_like(s)
+    u[...] = _EXPF_POLY[0]
+    for c in _EXPF_POLY[1:]:
+        np.multiply(u, s, out=wide, dtype=np.float64)
+        wide += c
+        u[...] = wide
+    np.multiply(s, s, out=u)  # u = 1 + fma(s * s, u, s)
+    np.multiply(u, wide.astype(np.float32), out=wide, dtype=np.float64)
+    wide += s
+    u[...] = wide
+    u += np.float32(1)
+    e = q.astype(np.int32)
+    half = e >> 1  # 2**q in two factors, as vldexp2 (either alone may overflow where the product does not)
+    u = np.ldexp(np.ldexp(u, half), e - half)
+    u[d < -104] = 0  # its limit below (above 100, the product overflows to inf; a nan goes through)
+    return u
+
+
+def _lane_sum(e: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
+    """Each row of ``e`` (float32 or float64; with ``times``, of the products ``e * times``) summed over
+    its last dim as PyTorch's ``vec::reduce_all`` adds, the sums kept as a last dim of 1: a row shorter
+    than a vector one term after the other; a longer one in the vector's lanes (16 floats or 8 doubles:
+    softmax's kernels run with AVX-512), the rest added to the first lanes, then the lanes halved (16
+    floats: 8 + 8, 4 + 4, 2 + 2, 1 + 1). Products of a last partial vector are fused into their sums (one
+    rounding: the compiler contracts that multiply and add; not those of whole vectors)."""
+    n, lanes = e.shape[-1], _softmax_lanes() * 4 // e.itemsize
+    if n < lanes or times is None:
+        e = e if times is None else e * times
+    if n < lanes:
+        total = e[..., 0:1].copy()
+        for j in range(1, n):
+            total += e[..., j:j + 1]
+        return total
+    full = n - n % lanes
+    acc = e[..., :lanes] * (1 if times is None else times[..., :lanes])
+    for start in range(lanes, full, lanes):
+        acc += e[..., start:start + lanes] * (1 if times is None else times[..., start:start + lanes])
+    if times is None or e.dtype != np.float32:  # (float64's fused multiply-add is not copied: see README)
+        acc[..., :n - full] += e[..., full:] * (1 if times is None else times[..., full:])
+    else:  # float32's fused multiply-add: the product exact in double, the sum rounded there, then to float
+        tail = acc[..., :n - full]
+        tail[...] = np.multiply(e[..., full:], times[..., full:], dtype=np.float64) + tail
+    while lanes > 1:
+        lanes //= 2
+        acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
+    return acc
+
+
+@functools.cache
+def _softmax_lanes() -> int:
+    """The float32 lanes of PyTorch's softmax kernels on this CPU: 16 where it runs its AVX-512 build
+    (an x86 CPU with AVX-512 F, BW, VL and DQ, unless ATEN_CPU_CAPABILITY asks for less), else 8 (AVX2)."""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() in ("default", "avx2"):
+        return 8
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return 8
+    return 16 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= set(flags) else 8
 
 
 def _float_input(a: Tensor, name: str) -> None:
@@ -86,6 +183,9 @@ class SoftmaxBackwardData(Function):
         ctx.save_for_backward(grad, y)
         ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
         g, out, axis = grad._data, y._data, _wrap_dim(dim, y.ndim) if y.ndim else None
+        if axis == y.ndim - 1 and g.dtype == out.dtype and g.dtype.char in "fd":  # PyTorch's lastdim kernel:
+            total = _lane_sum(np.ascontiguousarray(g), np.ascontiguousarray(out))  # sum(grad * y) in its
+            return Tensor._make(np.ascontiguousarray((g - total) * out))  # lanes, then (grad - sum) * y
         return Tensor._make(out * (g - (g * out).sum(axis, keepdims=True)))
 
     @staticmethod
