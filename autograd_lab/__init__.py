@@ -297,8 +297,13 @@ from .ops.shape import (
 from .ops.sorting import (
     argsort,
     bucketize,
+    kthvalue,
     median,
+    mode,
     msort,
+    nanmedian,
+    nanquantile,
+    quantile,
     searchsorted,
     sort,
     topk,

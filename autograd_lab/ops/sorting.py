@@ -1,7 +1,10 @@
-"""Sorting and order statistics: sort, argsort, topk, median; unique.
+"""Sorting and order statistics: sort, argsort, topk, median, nanmedian, kthvalue, mode, quantile,
+nanquantile; unique.
 
 Backward sends each output value's gradient to the element it was taken from (zeros elsewhere):
-:func:`_select_back`, a scatter into zeros.
+:func:`_select_back`, a scatter into zeros. Which element, where values tie, is the one PyTorch's kernel
+picks: its algorithm (GCC's ``std::sort``/``std::nth_element``, Sedgewick's quickselect) replayed on
+those rows. quantile and nanquantile are composites, as in PyTorch: sort, gather, lerp_.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .comparison import MaskedFillTensor
+from .comparison import MaskedFillTensor, masked_fill
 from .indexing import ScatterSrc, _Data
 from .inplace import empty_preserving
 from .promotion import _not_implemented
+from .scalar import MulNumber
+from .view import SqueezeInplace, Transpose, Unsqueeze, broadcast_tensors
 
 SortResult = namedtuple("sort", ["values", "indices"])
 
@@ -372,17 +377,23 @@ def evenly_distribute(grad: Tensor, a: Tensor, value: np.ndarray) -> Tensor:
     return out
 
 
+# ---------------------------------------------------------------------------- median
 class MedianAll(Function):
+    """``median()``: the lower of the two middle values, NaN if there is one; its gradient shared among
+    the elements equal to it (:func:`evenly_distribute`)."""
+
     node_name = "MedianBackward0"
     saved_names = ("self", "result")
+    ignore_nan = False
 
-    @staticmethod
-    def forward(ctx: Any, a: Tensor) -> Tensor:
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor) -> Tensor:
         x = a._data.reshape(-1)
-        if x.size == 0:
-            value = np.asarray(np.nan, dtype=x.dtype)
-        elif x.dtype.kind == "f" and np.isnan(x).any():
-            value = np.asarray(np.nan, dtype=x.dtype)
+        if cls.ignore_nan and x.dtype.kind == "f":
+            x = x[~np.isnan(x)]
+        if x.size == 0 or (x.dtype.kind == "f" and np.isnan(x).any()):
+            with np.errstate(invalid="ignore"):  # (no value of an integer tensor: NaN cast, as PyTorch's)
+                value = np.array(np.nan).astype(a._data.dtype)
         else:
             value = np.sort(x)[(x.size - 1) // 2]  # the lower of the two middle values
         out = Tensor._make(np.asarray(value))
@@ -395,36 +406,65 @@ class MedianAll(Function):
         return evenly_distribute(grad, a, out._data)
 
 
-class MedianDim(Function):
-    node_name = "MedianBackward1"
+# ---------------------------------------------------------------------------- one element of each row
+class _PickAlongDim(Function):
+    """median(dim), nanmedian(dim), kthvalue, mode: one element of each row along ``dim``, as
+    ``(values, indices)``; its gradient goes to that element, zeros elsewhere (PyTorch's
+    value_selecting_reduction_backward). ``pick(x, dim, k)`` gives the indices, ``dim`` kept (size 1)."""
+
     saved_names = ("indices",)
 
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
-        x = a._data if a._data.ndim else a._data.reshape(1)
+    @classmethod
+    def forward(cls, ctx: Any, a: Tensor, dim: int, keepdim: bool, k: int = 0) -> tuple[Tensor, Tensor]:
+        # PyTorch keeps the arguments as given: dim unwrapped, as an unsigned 64-bit int (-1: 2**64 - 1)
+        ctx._saved_dim, ctx._saved_keepdim, ctx._saved_self_sym_sizes = dim % 2**64, keepdim, a._data.shape
+        d = _wrap_dim(dim, a._data.ndim)
+        x = a._data if a._data.ndim else a._data.reshape(1)  # 0-d: its one element, result 0-d
         keepdim = keepdim and a._data.ndim > 0
+        pick = cls.pick(x, d, k).astype(np.int64)
+        values = np.take_along_axis(x, pick, axis=d)
+        shape = (x.shape[:d] + (1,) * keepdim + x.shape[d + 1:]) if a._data.ndim else ()
+        indices = Tensor._make(pick.reshape(shape))
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.shape, ctx.dim, ctx.keepdim = a._data.shape, d, keepdim
+        return Tensor._make(values.reshape(shape)), indices
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
+        (indices,) = ctx.saved_tensors
+        return _select_back(grad, indices._data, ctx.shape, ctx.dim, ctx.keepdim), None, None, None
+
+
+def _replayed(x: np.ndarray, dim: int, pick: np.ndarray, rows: np.ndarray, replay: Any) -> np.ndarray:
+    """``pick`` (``dim`` kept, size 1), where ``rows`` is true replaced by ``replay(row)``: the index that
+    PyTorch's kernel, run step by step on the row's values (a list), leaves. Rows longer than
+    ``_REPLAYED`` keep ``pick``."""
+    n = x.shape[dim]
+    if not rows.any() or n > _REPLAYED:
+        return pick
+    values = np.moveaxis(x, dim, -1).reshape(-1, n)
+    out = np.moveaxis(pick, dim, -1).reshape(-1).copy()
+    for r in np.flatnonzero(np.moveaxis(rows, dim, -1).reshape(-1)):
+        out[r] = replay(values[r].tolist())
+    return np.moveaxis(out.reshape(np.moveaxis(pick, dim, -1).shape), -1, dim)
+
+
+class MedianDim(_PickAlongDim):
+    node_name = "MedianBackward1"
+
+    @staticmethod
+    def pick(x: np.ndarray, dim: int, k: int) -> np.ndarray:
+        """The row's first NaN, else its lower middle value; among equal values the one of lowest index
+        (PyTorch's nth_element compares (value, index))."""
         n = x.shape[dim]
         order = np.argsort(x, axis=dim, kind="stable")  # NaNs last, in their order
         pick = np.take(order, [(n - 1) // 2], axis=dim)
         if x.dtype.kind == "f":  # a row with NaN: its first NaN
             nan_count = np.isnan(x).sum(axis=dim, keepdims=True)
-            first_nan = np.take_along_axis(order, np.minimum(n - nan_count, n - 1), axis=dim) if n else pick
+            first_nan = np.take_along_axis(order, np.minimum(n - nan_count, n - 1), axis=dim)
             pick = np.where(nan_count > 0, first_nan, pick)
-        values = np.take_along_axis(x, pick, axis=dim)
-        if not keepdim:
-            values, pick = np.squeeze(values, dim), np.squeeze(pick, dim)
-        if a._data.ndim == 0:
-            values, pick = values.reshape(()), pick.reshape(())
-        indices = Tensor._make(pick.astype(np.int64))
-        ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
-        ctx.shape, ctx.dim, ctx.keepdim = a._data.shape, dim, keepdim
-        return Tensor._make(np.array(values, copy=True)), indices
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
-        (indices,) = ctx.saved_tensors
-        return _select_back(grad, indices._data, ctx.shape, ctx.dim, ctx.keepdim), None, None
+        return pick
 
 
 def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -433,12 +473,369 @@ def median(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         if a._data.dtype == np.bool_:
             raise _not_implemented("median_cpu", a._data.dtype)
         return MedianAll.apply(a)
-    d = _wrap_dim(int(dim), a._data.ndim)
+    return MedianResult(*_median_dim(MedianDim, a, int(dim), keepdim))
+
+
+def _median_dim(op: type[_PickAlongDim], a: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    d = _wrap_dim(dim, a._data.ndim)
     if a._data.dtype == np.bool_:
         raise _not_implemented("median_out", a._data.dtype)
     if a._data.ndim and a._data.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    return MedianResult(*MedianDim.apply(a, d, keepdim))
+    return op.apply(a, dim, bool(keepdim))
+
+
+# ---------------------------------------------------------------------------- nanmedian
+NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
+
+
+class NanmedianAll(MedianAll):
+    """``nanmedian()``: the median of the values that are not NaN (NaN when all are)."""
+
+    node_name = "NanmedianBackward0"
+    ignore_nan = True
+
+
+class NanmedianDim(_PickAlongDim):
+    node_name = "NanmedianBackward1"
+
+    @staticmethod
+    def pick(x: np.ndarray, dim: int, k: int) -> np.ndarray:
+        """The lower middle of the values that are not NaN, the one of lowest index among equal values;
+        a row of NaNs only: where GCC's nth_element, for which they are all equal, leaves them."""
+        n = x.shape[dim]
+        order = np.argsort(x, axis=dim, kind="stable")  # NaNs last, in their order
+        kept = x.shape[:dim] + (1,) + x.shape[dim + 1:]
+        nans = np.isnan(x).sum(axis=dim, keepdims=True) if x.dtype.kind == "f" else np.zeros(kept, np.int64)
+        pick = np.take_along_axis(order, np.maximum(n - nans - 1, 0) // 2, axis=dim)  # (C++'s -1 / 2 is 0)
+        return _replayed(x, dim, pick, nans == n, _all_nan_middle)
+
+
+def _all_nan_middle(values: list) -> int:
+    """The index std::nth_element(first, first, last, comp) leaves first in a row of NaNs: comp, PyTorch's
+    ``a < b || (a == b && i < j) || (isnan(b) && !isnan(a))``, is false for every pair."""
+    q = [(v, i) for i, v in enumerate(values)]
+    _introselect(q, 0, 0, len(q), 2 * _lg(len(q)), lambda a, b: False)
+    return q[0][1]
+
+
+def nanmedian(a: Tensor, dim: Any = None, keepdim: bool = False, *, _method: bool = False) -> Any:
+    """``median`` with the NaNs left out (``torch.nanmedian``): ``nanmedian()`` the lower of the two middle
+    values that are not NaN (NaN when all are), ``nanmedian(dim)`` ``(values, indices)``."""
+    if dim is None:
+        if a._data.dtype == np.bool_:
+            raise _not_implemented("median_cpu", a._data.dtype)
+        return NanmedianAll.apply(a)
+    _check_args("nanmedian", _method, ("dim", 2, dim, int), ("keepdim", 3, keepdim, bool))
+    return NanmedianResult(*_median_dim(NanmedianDim, a, int(dim), keepdim))
+
+
+def _check_args(fn: str, method: bool, *args: tuple[str, int, Any, type]) -> None:
+    """PyTorch's argument parser's TypeError for an int or bool argument of another type: each arg is
+    ``(name, position, value, int or bool)``, its position counted from 1 in the function, ``input``
+    first (the method's, without ``input``, one less). (An argument given by keyword: PyTorch's text
+    names no position.)"""
+    for name, position, value, kind in args:
+        is_bool = isinstance(value, (bool, np.bool_))
+        ok = is_bool if kind is bool else not is_bool and (isinstance(value, (int, np.integer)) or (
+            isinstance(value, Tensor) and value._data.ndim == 0 and value._data.dtype.kind in "iu"))
+        if not ok:
+            raise TypeError(f"{fn}(): argument '{name}' (position {position - method}) must be "
+                            f"{kind.__name__}, not {type(value).__name__}")
+
+
+# ---------------------------------------------------------------------------- kthvalue
+KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
+
+
+class Kthvalue(_PickAlongDim):
+    node_name = "KthvalueBackward0"
+
+    @staticmethod
+    def pick(x: np.ndarray, dim: int, k: int) -> np.ndarray:
+        """The k-th smallest (NaN the largest). Where other elements equal it (or it is NaN and so are
+        others), which of them PyTorch's quickselect leaves at place k - 1, replayed
+        (:func:`_quick_select`)."""
+        pick = np.take(np.argsort(x, axis=dim, kind="stable"), [k - 1], axis=dim)
+        kth = np.take_along_axis(x, pick, axis=dim)
+        same = x == kth
+        if x.dtype.kind == "f":
+            same |= np.isnan(x) & np.isnan(kth)
+        tied = same.sum(axis=dim, keepdims=True) > 1
+        return _replayed(x, dim, pick, tied, lambda row: _quick_select(row, k - 1))
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, _method: bool = False) -> Any:
+    """``(values, indices)`` of the ``k``-th smallest element along ``dim`` (``torch.kthvalue``; NaN
+    counts as the largest value)."""
+    _check_args("kthvalue", _method, ("k", 2, k, int), ("dim", 3, dim, int), ("keepdim", 4, keepdim, bool))
+    k, dim = int(k), int(dim)
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d] if input._data.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input._data.dtype == np.bool_:
+        raise _not_implemented("kthvalue_cpu", input._data.dtype)
+    return KthvalueResult(*Kthvalue.apply(input, dim, bool(keepdim), k))
+
+
+def _quick_select(values: list, k: int) -> int:
+    """PyTorch's quick_select_template (Sedgewick's quickselect, median-of-three pivot) on one row: the
+    index of the element it leaves at place ``k``. ``gt`` is its comparison, NaN the largest."""
+    def gt(a: float, b: float) -> bool:
+        return (a != a and b == b) or a > b
+
+    arr, idx = list(values), list(range(len(values)))
+
+    def swap(i: int, j: int) -> None:
+        arr[i], arr[j] = arr[j], arr[i]
+        idx[i], idx[j] = idx[j], idx[i]
+
+    lo, hi = 0, len(arr) - 1
+    while hi > lo:
+        if hi == lo + 1:  # two elements
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)  # the median of three as the pivot, at lo
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
+
+
+# ---------------------------------------------------------------------------- mode
+ModeResult = namedtuple("mode", ["values", "indices"])
+
+
+class Mode(_PickAlongDim):
+    node_name = "ModeBackward0"
+
+    @staticmethod
+    def pick(x: np.ndarray, dim: int, k: int) -> np.ndarray:
+        """The most frequent value (the smallest of those equally frequent), at the last of its places in
+        the order in which std::sort, comparing values only, leaves the (value, index) pairs: the stable
+        order for rows of at most 16 values (insertion sort) or without repeated values. Other rows, and
+        rows with NaN (which ``<`` cannot order), replayed (:func:`_gnu_mode`)."""
+        n = x.shape[dim]
+        order = np.argsort(x, axis=dim, kind="stable")
+        s = np.moveaxis(np.take_along_axis(x, order, axis=dim), dim, -1)
+        starts = np.ones(s.shape, dtype=bool)  # where a run of equal values starts, in the sorted row
+        starts[..., 1:] = s[..., 1:] != s[..., :-1]
+        ends = np.ones(s.shape, dtype=bool)
+        ends[..., :-1] = starts[..., 1:]
+        place = np.arange(n)
+        length = place - np.maximum.accumulate(np.where(starts, place, 0), axis=-1) + 1
+        at = np.argmax(np.where(ends, length, 0), axis=-1)[..., None]  # the first longest run: its end
+        pick = np.take_along_axis(order, np.moveaxis(at, -1, dim), axis=dim)
+        repeats = np.moveaxis((ends.sum(axis=-1) < n)[..., None], -1, dim)
+        nans = np.isnan(x).any(axis=dim, keepdims=True) if x.dtype.kind == "f" else False
+        return _replayed(x, dim, pick, nans | (repeats & (n > 16)), _gnu_mode)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, _method: bool = False) -> Any:
+    """``(values, indices)`` of the most frequent value along ``dim`` (``torch.mode``): the smallest of
+    those equally frequent, and one of its places (see :meth:`Mode.pick`)."""
+    _check_args("mode", _method, ("dim", 2, dim, int), ("keepdim", 3, keepdim, bool))
+    dim = int(dim)
+    d = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim and input._data.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return ModeResult(*Mode.apply(input, dim, bool(keepdim)))
+
+
+def _gnu_mode(values: list) -> int:
+    """One row of PyTorch's mode kernel: std::sort of (value, index) pairs by value (GCC's introsort,
+    then insertion sort), then the end of the first longest run of equal values."""
+    q = [(v, i) for i, v in enumerate(values)]
+    n = len(q)
+    before = lambda a, b: a[0] < b[0]  # noqa: E731
+    _introsort_loop(q, 0, n, 2 * _lg(n), before)
+    _final_insertion_sort(q, 0, n, before)
+    longest, index, run = 0, 0, 0
+    for i in range(n):
+        run += 1
+        if i == n - 1 or q[i][0] != q[i + 1][0]:
+            if run > longest:
+                longest, index = run, q[i][1]
+            run = 0
+    return index
+
+
+# ---------------------------------------------------------------------------- quantile, nanquantile
+class UnsqueezeInplace(Unsqueeze):
+    """``t.unsqueeze_(dim)``: ``t`` itself given another shape (not a view), as quantile's last steps
+    record it."""
+
+    node_name = "UnsqueezeBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim: int) -> Tensor:
+        ctx._saved_dim = dim % 2**64  # (as given)
+        ctx.dim = _wrap_dim(dim, a._data.ndim + 1)
+        return Tensor._make(np.expand_dims(a._data, ctx.dim))
+
+
+class TransposeInplace(Transpose):
+    """``t.transpose_(dim0, dim1)``: ``t`` itself with two dimensions swapped (not a view)."""
+
+    node_name = "TransposeBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, dim0: int, dim1: int) -> Tensor:
+        ctx._saved_dim0, ctx._saved_dim1 = dim0 % 2**64, dim1 % 2**64  # (as given)
+        ctx.dims = (_wrap_dim(dim0, a._data.ndim), _wrap_dim(dim1, a._data.ndim))
+        return Tensor._make(np.swapaxes(a._data, *ctx.dims))
+
+
+def _in_place(t: Tensor, op: type[Function], *args: Any) -> Tensor:
+    """``t.squeeze_(...)``, ``t.unsqueeze_(...)``, ``t.transpose_(...)`` on a tensor of quantile's own:
+    ``op`` recorded on ``t``'s history, and ``t``'s version one more (the new Tensor here takes ``t``'s
+    version counter on)."""
+    out = op.apply(t, *args)
+    out._version_counter = t._version_counter
+    out._version_counter.value += 1
+    if not out._data.size:  # (an empty one: the strides PyTorch's change of shape leaves; NumPy keeps none)
+        steps = list(t.stride())
+        if op is SqueezeInplace:
+            del steps[args[0][0]]
+        elif op is UnsqueezeInplace:  # (at the front: the size times the stride of the first dim)
+            steps.insert(0, t.shape[0] * steps[0])
+        else:
+            steps[0], steps[-1] = steps[-1], steps[0]
+        out._empty_strides = tuple(steps)
+    return out
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear", _method: bool = False) -> Tensor:
+    """The ``q``-th quantiles (``q`` a number or a 1-d tensor, in [0, 1]) of all values, or along ``dim``
+    (``torch.quantile``); between two values, by ``interpolation``: ``"linear"``, ``"lower"``,
+    ``"higher"``, ``"midpoint"`` or ``"nearest"``. A NaN makes the quantile NaN. As in PyTorch a
+    composite: the values sorted (SortBackward0), the two neighbours of each rank gathered
+    (GatherBackward0), and ``lerp_`` between them (LerpBackward1); see :func:`_quantile`."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False, _method)
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear", _method: bool = False) -> Tensor:
+    """``quantile`` of the values that are not NaN (``torch.nanquantile``; NaN where all are)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True, _method)
+
+
+def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: Any,
+              ignore_nan: bool, method: bool) -> Tensor:
+    """PyTorch's quantile_impl: its checks, in its order, then quantile_compute's steps, op for op."""
+    _check_quantile_args(name, input, q, dim, keepdim, interpolation, method)
+    x = input._data
+    if not isinstance(q, Tensor):  # a number: a 0-d tensor of the input's dtype (at::scalar_tensor)
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {float(q):g}")
+        q = Tensor._make(np.asarray(q, dtype=x.dtype))
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or "
+                           f"nearest, but got {interpolation}")
+    if x.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if x.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q._data.dtype != x.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    d = _wrap_dim(0 if dim is None else int(dim), x.ndim)
+    if not np.all((q._data >= 0) & (q._data <= 1)):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+
+    # the values to reduce, sorted along the last dim: all of them flattened, or dim moved last
+    if dim is None:
+        reduced = input.flatten()
+    elif d == x.ndim - 1:
+        reduced = input
+    else:
+        reduced = input.unsqueeze(-1).transpose(d, -1)
+    n = reduced.shape[-1]
+    if dim is not None and x.ndim:  # the result's shape (without q's dim): dim removed, or kept as 1
+        shape = x.shape[:d] + (1,) * bool(keepdim) + x.shape[d + 1:]
+    else:
+        shape = (1,) * x.ndim if keepdim else ()
+    if n > 2**24:  # (ranks are floats)
+        raise RuntimeError("quantile() input tensor is too large")
+    sorted_ = sort(reduced).values.view(shape + (n,))
+
+    # q in [0, 1] to ranks in [0, n - 1], one per q along the last dim
+    if ignore_nan:  # among the values that are not NaN; all NaN: rank 0, a NaN
+        ranks = q * (sorted_.isnan().logical_not_().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:  # a row with NaN: the last rank, its NaN
+        ranks, has_nan = broadcast_tensors(MulNumber.apply(q, n - 1), sorted_.isnan().any(-1, True))
+        ranks = masked_fill(ranks, has_nan, n - 1)
+    if interpolation == "lower":
+        ranks.floor_()
+    elif interpolation == "higher":
+        ranks.ceil_()
+    elif interpolation == "nearest":
+        ranks.round_()  # (half to even)
+    ranks_below = ranks.long()
+    values = sorted_.gather(-1, ranks_below)
+    if interpolation in ("linear", "midpoint"):  # between the values below and above each rank
+        weights = ranks - ranks_below if interpolation == "linear" else Tensor._make(
+            np.full(ranks._data.shape, 0.5, ranks._data.dtype))  # (at::full_like(ranks, 0.5))
+        values_above = sorted_.gather(-1, ranks.ceil_().long())
+        values.lerp_(values_above, weights)
+
+    if q.ndim == 0:  # the last dim away; or q's dim moved first
+        return _in_place(values, SqueezeInplace, (values.ndim - 1,))
+    values = _in_place(values, UnsqueezeInplace, 0)
+    values = _in_place(values, TransposeInplace, 0, -1)
+    return _in_place(values, SqueezeInplace, (values.ndim - 1,))
+
+
+def _check_quantile_args(name: str, input: Tensor, q: Any, dim: Any, keepdim: Any, interpolation: Any,
+                         method: bool) -> None:
+    """PyTorch's argument parser: ``q`` a tensor or a number, ``dim`` an int or None, ``keepdim`` a bool,
+    ``interpolation`` a str (the text lists the arguments given other than their defaults)."""
+    number = isinstance(q, (int, float, np.integer, np.floating)) or isinstance(q, Tensor)
+    ints = dim is None or isinstance(dim, (int, np.integer)) and not isinstance(dim, bool) or (
+        isinstance(dim, Tensor) and dim._data.ndim == 0 and dim._data.dtype.kind in "iu")
+    if number and ints and isinstance(keepdim, (bool, np.bool_)) and isinstance(interpolation, str):
+        return
+    got = [type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in (input, q)]
+    got += [type(a).__name__ for a, default in ((dim, None), (keepdim, False)) if a is not default]
+    got += [f"interpolation={type(interpolation).__name__}"] if interpolation != "linear" else []
+    rest = "int dim = None, bool keepdim = False, *, str interpolation = \"linear\""
+    signatures = [f"Tensor q, {rest}", f"float q, {rest}"]
+    if method:
+        got = got[1:]
+    else:
+        signatures = [f"Tensor input, {s}, Tensor out = None" for s in signatures]
+    lines = "".join(f" * ({s})\n" for s in signatures)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
+                    f"but expected one of:\n{lines}")
 
 
 # ---------------------------------------------------------------------------- unique
