@@ -33,6 +33,7 @@ from .promotion import (
     binary_operands,
     cast,
     check_int,
+    fused_multiply_add,
     iterator_layout,
     result_dtype,
 )
@@ -89,15 +90,15 @@ def _scaled(b: Tensor, alpha: Any) -> Tensor:
 
 
 def _plus_scaled(ufunc: np.ufunc, a: Tensor, b: Tensor, alpha: Any) -> np.ndarray:
-    """``a + alpha * b`` (``ufunc`` np.add; np.subtract for ``-``) as PyTorch's kernel: for two float32
-    tensors one fused multiply-add, ``alpha`` a float32 (emulated in double, where the product of two floats
-    is exact: the sum rounds to double, then to float); else ``alpha * b`` first, then the op. (Where ``b``
-    is broadcast along the last dim, PyTorch's loop computes some elements without the fused multiply-add,
-    depending on their number and memory address: that is not copied.)"""
-    if alpha != 1 and a._data.dtype == np.float32 and b._data.dtype == np.float32:
-        alpha32 = np.float32(alpha)
-        return _binary(lambda x, y: ufunc(x, np.multiply(y, alpha32, dtype=np.float64)).astype(np.float32),
-                       a, b)
+    """``a + alpha * b`` (``ufunc`` np.add; np.subtract for ``-``) as PyTorch's kernel: for two float32 or
+    two float64 tensors one fused multiply-add, ``alpha`` of their dtype (:func:`fused_multiply_add`); else
+    ``alpha * b`` first, then the op. (Where ``b`` is broadcast along the last dim, PyTorch's loop computes
+    some elements without the fused multiply-add, depending on their number and memory address: that is
+    not copied.)"""
+    dt = a._data.dtype
+    if alpha != 1 and dt == b._data.dtype and dt.char in "fd":
+        scale = dt.type(alpha if ufunc is np.add else -alpha)
+        return _binary(lambda x, y: fused_multiply_add(y, scale, x), a, b)
     return _binary(ufunc, a, _scaled(b, alpha))
 
 
@@ -662,9 +663,11 @@ def floor_divide(a: Any, other: Any, *, _op: str = "floor_divide") -> Tensor:
 
 # ---------------------------------------------------------------------------- lerp, addcmul, addcdiv
 def _lerp_values(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """PyTorch's formula: from the nearer end, so lerp(a, b, 1) is exactly b."""
-    d = y - x
-    return np.where(np.abs(w) < 0.5, x + w * d, y - d * (1 - w))
+    """PyTorch's formula: from the nearer end, so lerp(a, b, 1) is exactly b; its kernel computes each as
+    one fused multiply-add (:func:`fused_multiply_add`)."""
+    d = y - x  # (w - 1 the weight from the far end: its negation 1 - w, exact)
+    w = np.asarray(w, x.dtype)
+    return np.where(np.abs(w) < 0.5, fused_multiply_add(w, d, x), fused_multiply_add(w - 1, d, y))
 
 
 class LerpScalar(Function):

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import quiet
 from ..tensor import Tensor
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -183,6 +184,33 @@ def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.n
     if order == sorted(order):
         return np.empty(shape, dtype)
     return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
+
+
+def fused_multiply_add(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once, as the CPU's fused multiply-add in PyTorch's kernels: float32 in double
+    (the product of two floats is exact there; the sum rounds in double, then to float: two roundings,
+    which differ from one only where the double lands exactly halfway between two floats, some 1 in
+    2**29); float64 with the product's exact error (Dekker's split) added back before the sum rounds.
+    Infinities and nans, and products beyond 2**996, take the plain ``a * b + c``."""
+    if np.result_type(a, b, c) == np.float32:
+        return (np.multiply(a, b, dtype=np.float64) + c).astype(np.float32)
+    with quiet():  # (an inf's error terms are nan: that element takes the plain sum below)
+        return _fused_float64(*(np.asarray(v, np.float64) for v in (a, b, c)))
+
+
+def _fused_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    product = a * b
+    split = 134217729.0 * a  # 2**27 + 1: each factor in two halves of 26 bits, whose products are exact
+    a_hi = split - (split - a)
+    split = 134217729.0 * b
+    b_hi = split - (split - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo  # a * b - product, exactly
+    total = product + c
+    back = total - product  # (Knuth's two-sum: product + c - total, exactly)
+    rest = (product - (total - back)) + (c - back)
+    out = total + (rest + error)
+    return np.where(np.isfinite(out), out, product + c)
 
 
 def in_order(values: np.ndarray, order: list[int], dtype: Any = None) -> np.ndarray:

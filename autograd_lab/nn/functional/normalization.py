@@ -13,6 +13,7 @@ from ...dtypes import Size
 from ...dtypes import wrap_dim as _wrap_dim
 from ...function import Function
 from ...ops import comparison, reduction
+from ...ops.promotion import fused_multiply_add as _fma  # (float32 here: a * b + c rounded once)
 from ...ops.promotion import row_major
 from ...tensor import Tensor
 from ._node import (
@@ -460,13 +461,6 @@ def _layer_norm_float32(data: np.ndarray, k: int, weight: Any, bias: Any, eps: f
     else:  # x_hat * weight + bias
         out = _fma(centred * rstd[:, None], weight._data.reshape(-1), b)
     return out.reshape(data.shape), mean.reshape(kept), rstd.reshape(kept)
-
-
-def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
-    """float32 ``a * b + c`` rounded once, as a fused multiply-add: the product of two floats is exact
-    in double (the sum is rounded to double, then to float: the two roundings differ from one only for a
-    sum within 2^-29 of halfway between two floats)."""
-    return (np.multiply(a, b, dtype=np.float64) + c).astype(np.float32)
 
 
 _LANES, _CHUNK = 8, 16  # PyTorch's RowwiseMoments: 8 float lanes, in chunks of 16 vectors
