@@ -71,18 +71,41 @@ def _picked(ctx: Any, x: np.ndarray, dim: int, order_of: Any,
     return Tensor._make(values), indices
 
 
+def _sort_order(x: np.ndarray, dim: int, descending: bool, stable: bool) -> np.ndarray:
+    """The indices that sort ``x`` along ``dim`` as PyTorch's kernel: ``std::stable_sort`` with
+    ``stable=True``, else ``std::sort``, whose order among equal values is GCC's introsort's: the stable
+    one for rows of up to 16 (insertion sort), replayed for longer rows with repeated values."""
+    order = _stable_order(x, dim, descending)
+    n = x.shape[dim] if x.ndim else 1
+    if stable or n <= 16 or n > _REPLAYED:
+        return order
+    rows = np.moveaxis(x, dim, -1).reshape(-1, n)
+    tied = _rows_with_ties(rows)
+    if not tied.size:
+        return order
+    out = np.moveaxis(order, dim, -1).reshape(-1, n).copy()
+    before = _comes_before(descending)
+    for r in tied:
+        q = [(v, i) for i, v in enumerate(rows[r].tolist())]
+        _introsort_loop(q, 0, n, 2 * _lg(n), before)
+        _final_insertion_sort(q, 0, n, before)
+        out[r] = [i for _, i in q]
+    return np.ascontiguousarray(np.moveaxis(out.reshape(*np.moveaxis(order, dim, -1).shape), -1, dim))
+
+
 class Sort(Function):
     node_name = "SortBackward0"
     saved_names = ("indices",)
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, dim: int, descending: bool) -> tuple[Tensor, Tensor]:
-        return _picked(ctx, a._data, dim, lambda x: _stable_order(x, dim, descending), preserve=True)
+    def forward(ctx: Any, a: Tensor, dim: int, descending: bool, stable: bool = False,
+                ) -> tuple[Tensor, Tensor]:
+        return _picked(ctx, a._data, dim, lambda x: _sort_order(x, dim, descending, stable), preserve=True)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None]:
+    def backward(ctx: Any, grad: Tensor, _: Any) -> tuple[Tensor, None, None, None]:
         (indices,) = ctx.saved_tensors
-        return _select_back(grad, indices._data, ctx.shape, ctx.dim, True), None, None
+        return _select_back(grad, indices._data, ctx.shape, ctx.dim, True), None, None, None
 
 
 def _in_layout_of(values: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -92,8 +115,9 @@ def _in_layout_of(values: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
-    """Sorted values and their indices; equal values keep their order (always stable here)."""
-    return SortResult(*Sort.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(descending)))
+    """Sorted values and their indices (``torch.sort``); equal values in the order PyTorch's kernel
+    leaves them (:func:`_sort_order`), their original order with ``stable=True``."""
+    return SortResult(*Sort.apply(a, _wrap_dim(int(dim), a._data.ndim), bool(descending), bool(stable)))
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
@@ -158,7 +182,7 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     d = _wrap_dim(int(dim), a._data.ndim)
     if a._data.ndim == 0:
         return Tensor._make(np.zeros((), dtype=np.int64))
-    order = _stable_order(a._data, d, bool(descending)).astype(np.int64)
+    order = _sort_order(a._data, d, bool(descending), bool(stable)).astype(np.int64)
     return Tensor._make(order if a._data.flags.c_contiguous else _in_layout_of(order, a._data))
 
 
@@ -207,12 +231,8 @@ def _topk_ties(x: np.ndarray, order: np.ndarray, k: int, dim: int, largest: bool
     if k == 0 or n < 2 or n > _REPLAYED:
         return order
     rows = np.moveaxis(x, dim, -1).reshape(-1, n)
-    if not sort and k * 64 > n:  # unsorted, nth_element's order: every row
-        repeated = np.arange(len(rows))
-    else:
-        srt = np.sort(rows, axis=1)
-        nans = np.isnan(rows).sum(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), np.int64)
-        repeated = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1) | (nans > 1))
+    # (unsorted, nth_element's order: every row)
+    repeated = np.arange(len(rows)) if not sort and k * 64 > n else _rows_with_ties(rows)
     if not repeated.size:
         return order
     out = np.moveaxis(order, dim, -1).reshape(-1, k).copy()
@@ -221,14 +241,28 @@ def _topk_ties(x: np.ndarray, order: np.ndarray, k: int, dim: int, largest: bool
     return np.moveaxis(out.reshape(*np.moveaxis(order, dim, -1).shape), -1, dim)
 
 
-def _gnu_topk(values: list, k: int, largest: bool, sort: bool) -> list[int]:
-    """One row of topk_impl_loop: the indices of its first k pairs."""
-    def before(a: tuple, b: tuple) -> bool:  # PyTorch's comparator: NaN the largest
+def _rows_with_ties(rows: np.ndarray) -> np.ndarray:
+    """The rows (of a 2-d array) in which a value repeats, or more than one NaN: those whose order among
+    equal values PyTorch's unstable algorithms decide."""
+    srt = np.sort(rows, axis=1)
+    nans = np.isnan(rows).sum(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), np.int64)
+    return np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1) | (nans > 1))
+
+
+def _comes_before(largest_first: bool) -> Any:
+    """PyTorch's comparator of (value, index) pairs (sort's KeyValueComp, topk's): NaN the largest."""
+    def before(a: tuple, b: tuple) -> bool:
         x, y = a[0], b[0]
-        if largest:
+        if largest_first:
             return (x != x and y == y) or x > y
         return (x == x and y != y) or x < y
 
+    return before
+
+
+def _gnu_topk(values: list, k: int, largest: bool, sort: bool) -> list[int]:
+    """One row of topk_impl_loop: the indices of its first k pairs."""
+    before = _comes_before(largest)
     q = [(v, i) for i, v in enumerate(values)]
     n = len(q)
     if k * 64 <= n:  # std::partial_sort
