@@ -3186,3 +3186,33 @@ def test_sort_orders_equal_values_as_pytorchs_unstable_sort():
             if got[0] != got[1]:
                 differ.append((fn, dt.__name__, shape, dim, desc, stable))
     assert differ == [], f"{len(differ)} of 600 differ from PyTorch's, the first: {differ[:3]}"
+
+
+def test_hardtanh_passes_a_nans_gradient_where_pytorchs_scalar_kernel_runs():
+    """Wide seed 39200534: hardtanh's derivative at a nan. PyTorch's scalar kernel asks ``x <= min or x >=
+    max`` (false for a nan: the gradient passes), its vector kernel ``x > min and x < max`` (false: 0);
+    here every nan got 0. Now which kernel computes each element decides (``vector_lanes``)."""
+    nan = float("nan")
+    x = al.tensor([0.5, nan, 2.0], requires_grad=True)  # 3 elements: all scalar
+    al.nn.functional.hardtanh(x).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 0.0]
+    y = al.tensor([nan] * 17, requires_grad=True)  # 16 by the vector kernel (two vectors of 8), 1 scalar
+    al.nn.functional.hardtanh(y).sum().backward()
+    assert y.grad.tolist() == [0.0] * 16 + [1.0]
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    rng = np.random.default_rng(39200534)
+    for n in (3, 7, 8, 9, 16, 17, 40):
+        for dt in ("float32", "float64"):
+            x = rng.standard_normal(n) * 2
+            x[rng.integers(0, n, 3)] = nan
+            g = rng.standard_normal(n)
+            got = []
+            for m in (al, torch):
+                t = m.tensor(x, dtype=getattr(m, dt), requires_grad=True)
+                y = m.nn.functional.hardtanh(t, -0.5, 1.5)
+                (gx,) = m.autograd.grad(y, t, m.tensor(g, dtype=getattr(m, dt)), create_graph=True)
+                (gg,) = m.autograd.grad(gx.sum(), t, allow_unused=True, materialize_grads=True)
+                got.append((gx.detach().numpy(), gg.numpy()))
+            for ours, theirs in zip(*got):
+                assert np.array_equal(ours, theirs, equal_nan=True), (n, dt, ours, theirs)

@@ -30,7 +30,7 @@ from ...dtypes import scalar_type_name
 from ...function import Function
 from ...ops import logarithmic, pointwise
 from ...ops.inplace import inplace as in_place
-from ...ops.promotion import _const, as_operand, iterator_layout, row_major
+from ...ops.promotion import _const, as_operand, iterator_layout, row_major, vector_lanes
 from ...ops.scalar import AddNumber, MulNumber, SubNumber
 from ...tensor import Tensor
 from ._node import (
@@ -598,8 +598,15 @@ class HardtanhBackward(Function):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
         _keep(ctx, min_val=lo, max_val=hi)
-        inside = (x._data > lo) & (x._data < hi)
-        return Tensor._make(np.where(inside, grad._data, 0).astype(grad._data.dtype, copy=False))
+        g, d = grad._data, x._data
+        inside = (d > lo) & (d < hi)
+        # a nan: PyTorch's scalar kernel passes its gradient (it asks "x <= min or x >= max?"), its vector
+        # kernel does not ("x > min and x < max?"): which one computes which element, as vector_lanes says
+        nan = np.isnan(d) if d.dtype.kind == "f" else None
+        if nan is not None and nan.any():
+            lanes = vector_lanes(np.broadcast_shapes(g.shape, d.shape), g.dtype, g, d)
+            inside = inside | (nan if lanes is None else nan & ~lanes)
+        return Tensor._make(np.where(inside, g, 0).astype(g.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None, None]:
