@@ -1,7 +1,9 @@
 """``torch.linalg``: the norms, ``vecdot``, ``matmul`` and ``diagonal``, as PyTorch composes them from
 the ops (``linalg.norm`` of a matrix with ``ord=1`` is an ``amax`` of column 1-norms: the graph shows
-``AmaxBackward0`` over ``LinalgVectorNormBackward0``, as in PyTorch). What needs a decomposition (the
-2-norm and nuclear norm of a matrix, ``det``, ``inv``, ``solve``, ``svd``) is not here: it raises."""
+``AmaxBackward0`` over ``LinalgVectorNormBackward0``, as in PyTorch); ``det``, ``slogdet``, ``inv`` and
+``solve`` from the LU factorization, and ``cross`` (:mod:`autograd_lab.ops.linalg`). What needs another
+decomposition (``svd``, ``eig``, ``qr``, ``cholesky``, ..., the 2-norm and nuclear norm of a matrix) is not
+here: it raises."""
 
 from __future__ import annotations
 
@@ -11,14 +13,33 @@ from typing import Any
 
 from .dtypes import scalar_type_name
 from .dtypes import wrap_dim as _wrap_dim
-from .ops.linalg import matmul  # (the same function as torch.matmul)
+from .ops.linalg import _LinAlgError, det, inv, matmul, solve  # (the same functions as torch.det, ...)
+from .ops.linalg import linalg_cross as cross
+from .ops.linalg import linalg_slogdet as slogdet
 from .ops.reduction import LinalgVectorNorm, _dims, amax, amin
 from .ops.reduction import norm as _tensor_norm
 from .ops.reduction import sum as _sum
 from .ops.view import diagonal as _diagonal
 from .tensor import Tensor
 
-__all__ = ["diagonal", "matmul", "matrix_norm", "norm", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "norm", "slogdet",
+           "solve", "vecdot", "vector_norm"]
+
+LinAlgError = _LinAlgError  # (PyTorch's torch.linalg.LinAlgError, a RuntimeError)
+
+# torch.linalg's functions that need a decomposition autograd_lab does not implement
+_MISSING = {"cholesky", "cholesky_ex", "cond", "eig", "eigh", "eigvals", "eigvalsh", "householder_product",
+            "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+            "lu_solve", "matrix_exp", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr", "solve_ex",
+            "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander"}
+
+
+def __getattr__(name: str) -> Any:
+    """``linalg.svd`` and torch.linalg's other names autograd_lab lacks: an AttributeError that says so."""
+    if name in _MISSING:
+        raise AttributeError(f"autograd_lab.linalg has no {name}: torch.linalg.{name} is not implemented "
+                             "here (autograd_lab has the norms and the LU-based det, slogdet, inv, solve)")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,

@@ -444,6 +444,8 @@ METHODS: dict[str, Any] = {
     "addmm": linalg.addmm, "addmm_": linalg.addmm_,
     "addmv": linalg.addmv, "addmv_": linalg.addmv_,
     "baddbmm": linalg.baddbmm, "baddbmm_": linalg.baddbmm_,
+    "cross": linalg.cross, "inner": linalg.inner,
+    "det": linalg.det, "slogdet": linalg.slogdet, "inverse": linalg.inverse,
 }
 
 # PyTorch's other names for the same methods

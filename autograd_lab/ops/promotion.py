@@ -208,9 +208,9 @@ def _fused_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo  # a * b - product, exactly
     total = product + c
     back = total - product  # (Knuth's two-sum: product + c - total, exactly)
-    rest = (product - (total - back)) + (c - back)
-    out = total + (rest + error)
-    return np.where(np.isfinite(out), out, product + c)
+    rest = (product - (total - back)) + (c - back) + error
+    out = np.where(rest == 0, total, total + rest)  # (an exact 0 keeps the sign of product + c)
+    return np.where(np.isfinite(out), out, total)
 
 
 def in_order(values: np.ndarray, order: list[int], dtype: Any = None) -> np.ndarray:
