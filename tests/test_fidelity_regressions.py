@@ -3216,3 +3216,30 @@ def test_hardtanh_passes_a_nans_gradient_where_pytorchs_scalar_kernel_runs():
                 got.append((gx.detach().numpy(), gg.numpy()))
             for ours, theirs in zip(*got):
                 assert np.array_equal(ours, theirs, equal_nan=True), (n, dt, ours, theirs)
+
+
+def test_index_put_takes_the_values_as_they_are_not_as_setitem_does():
+    """``t.index_put_(indices, v)`` went through ``t[indices] = v``, which (as PyTorch's setitem) views v
+    without its leading 1s first: a ViewBackward0 PyTorch's index_put_ does not record, and a value of
+    more dims than the indexing result, which index_put_ refuses, was accepted."""
+    a = al.ones(3, 3, requires_grad=True) * 1
+    v = al.ones(1, 1, requires_grad=True) * 2
+    a.index_put_((al.tensor([0, 1]),), v)
+    assert [n.name() for n, _ in a.grad_fn.next_functions] == ["MulBackward0", "MulBackward0"]
+    with pytest.raises(RuntimeError, match=r"^shape mismatch: value tensor of shape \[1, 2, 3\] cannot be "
+                                           r"broadcast to indexing result of shape \[2, 3\]$"):
+        (al.ones(3, 3) * 1).index_put_((al.tensor([0, 1]),), al.ones(1, 2, 3))
+    b = al.ones(3, 3, requires_grad=True) * 1
+    b[al.tensor([0, 1])] = al.ones(1, 1, requires_grad=True) * 2  # setitem: the view, as PyTorch's
+    assert [n.name() for n, _ in b.grad_fn.next_functions] == ["MulBackward0", "ViewBackward0"]
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    for shape in ((1,), (3,), (1, 1), (2, 1), (2, 3)):
+        got = []
+        for m in (al, torch):
+            a = m.ones(3, 3, requires_grad=True) * 1
+            v = m.arange(1.0, 1.0 + math.prod(shape)).reshape(shape).requires_grad_()
+            a.index_put_((m.tensor([0, 2]),), v * 1)
+            a.backward(m.arange(9.0).reshape(3, 3))
+            got.append(([n.name() for n, _ in a.grad_fn.next_functions], a.tolist(), v.grad.tolist()))
+        assert got[0] == got[1], shape

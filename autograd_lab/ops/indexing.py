@@ -674,10 +674,17 @@ def index_put_(t: Tensor, indices: tuple, values: Tensor, accumulate: bool = Fal
         raise TypeError("index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
                         f"{type(indices).__name__}")
     _check_same_dtype(t, values)
-    if not accumulate:
-        setitem(t, tuple(indices), values)
-        return t
-    return inplace(t, lambda s, v: index_put(s, tuple(indices), v, accumulate=True), values)
+    if not accumulate:  # (not setitem's way: ``t[key] = v`` views v without its leading 1s first)
+        key = _normalize_key(tuple(indices))
+        try:
+            target = np.empty(t._data.shape, dtype=bool)[key].shape
+        except IndexError:
+            _raise_out_of_bounds(t._data.shape, key)
+            raise
+        if values._data.ndim > len(target):  # (more dims than the result: no broadcast, no dropping)
+            raise RuntimeError(f"shape mismatch: value tensor of shape {_sizes(values._data.shape)} cannot "
+                               f"be broadcast to indexing result of shape {_sizes(target)}")
+    return inplace(t, lambda s, v: index_put(s, tuple(indices), v, accumulate=accumulate), values)
 
 
 def _check_same_dtype(t: Tensor, value: Tensor) -> None:
