@@ -3243,3 +3243,35 @@ def test_index_put_takes_the_values_as_they_are_not_as_setitem_does():
             a.backward(m.arange(9.0).reshape(3, 3))
             got.append(([n.name() for n, _ in a.grad_fn.next_functions], a.tolist(), v.grad.tolist()))
         assert got[0] == got[1], shape
+
+
+def test_where_logcumsumexp_and_mixed_alpha_as_pytorchs():
+    """Wide seeds 39701558, 39500142, 39600878 (the wide grammar now has det, quantile, lerp, alpha, ...):
+    - ``where``'s result is laid out by TensorIterator, the condition its first input: it came out row-major
+      (so det factored the other matrix: LU and pivots not PyTorch's); 192 of 600 random layouts differed;
+    - ``logcumsumexp``'s first term is PyTorch's ``log1p(exp(-inf - x)) + x``: -0.0 gives 0.0 (it kept -0.0,
+      and rsqrt of it was -inf);
+    - ``add``/``sub`` with ``alpha`` of two dtypes scales in the result's dtype (it scaled a float32 operand
+      in float32, then promoted)."""
+    x = al.tensor([[-2.0, 0.0], [3.0, -1.0]])
+    assert al.where(x.t() > 0, x.t(), x).stride() == (1, 2)
+    assert str(al.logcumsumexp(al.tensor([-0.0, -0.0]), 0)[0].item()) == "0.0"
+    assert str(al.logcumsumexp(al.tensor(-0.0), 0).item()) == "-0.0"  # (a 0-d one is copied, as PyTorch's)
+    got = al.sub(al.tensor([1.0], dtype=al.float64), al.tensor([0.1]), alpha=0.3).item()
+    assert got == 1.0 - float(np.float32(0.1)) * 0.3  # (not 1.0 - float(np.float32(0.1) * np.float32(0.3)))
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    rng = np.random.default_rng(39701558)
+    for _ in range(300):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(v) for v in rng.integers(1, 5, size=nd))
+        perms = [[int(d) for d in rng.permutation(nd)] for _ in range(3)]
+        values = [rng.standard_normal(shape) for _ in range(3)]
+        got = []
+        for m in (al, torch):
+            c, a, b = (m.tensor(np.ascontiguousarray(v.transpose(p))).permute(*np.argsort(p).tolist())
+                       for v, p in zip(values, perms))
+            y = m.where(c > 0, a, b)
+            z = m.sub(a, b.float(), alpha=0.3)
+            got.append((y.stride(), y.tolist(), z.numpy().tobytes()))
+        assert got[0] == got[1], (shape, perms)

@@ -90,13 +90,13 @@ def _scaled(b: Tensor, alpha: Any) -> Tensor:
 
 
 def _plus_scaled(ufunc: np.ufunc, a: Tensor, b: Tensor, alpha: Any) -> np.ndarray:
-    """``a + alpha * b`` (``ufunc`` np.add; np.subtract for ``-``) as PyTorch's kernel: for two float32 or
-    two float64 tensors one fused multiply-add, ``alpha`` of their dtype (:func:`fused_multiply_add`); else
+    """``a + alpha * b`` (``ufunc`` np.add; np.subtract for ``-``) as PyTorch's kernel: of a float32 or
+    float64 result, one fused multiply-add in that dtype, ``alpha`` too (:func:`fused_multiply_add`); else
     ``alpha * b`` first, then the op. (Where ``b`` is broadcast along the last dim, PyTorch's loop computes
     some elements without the fused multiply-add, depending on their number and memory address: that is
     not copied.)"""
-    dt = a._data.dtype
-    if alpha != 1 and dt == b._data.dtype and dt.char in "fd":
+    dt = result_dtype(a, b)  # (the operands in it: _binary casts them)
+    if alpha != 1 and dt.char in "fd":
         scale = dt.type(alpha if ufunc is np.add else -alpha)
         return _binary(lambda x, y: fused_multiply_add(y, scale, x), a, b)
     return _binary(ufunc, a, _scaled(b, alpha))

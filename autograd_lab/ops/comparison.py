@@ -392,7 +392,8 @@ class Where(Function):
     @staticmethod
     def forward(ctx: Any, condition: np.ndarray, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(Tensor._make(condition))
-        return Tensor._make(cast(np.where(condition, a._data, b._data), a, b))
+        out = cast(np.where(condition, a._data, b._data), a, b)  # laid out as TensorIterator lays it,
+        return Tensor._make(iterator_layout(out, condition, a._data, b._data))  # the condition first
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, Tensor]:

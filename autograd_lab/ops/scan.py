@@ -161,6 +161,8 @@ class Logcumsumexp(Function):
         x = a._data
         with np.errstate(over="ignore", invalid="ignore"):
             out = Tensor._make(_accumulate(np.logaddexp, x, dim) if x.ndim else np.array(x, copy=True))
+        if x.ndim and x.size:  # PyTorch's first term: log1p(exp(-inf - x)) + x, so x + 0.0 (-0.0 gives 0.0)
+            out._data[(slice(None),) * dim + (slice(0, 1),)] += 0.0
         ctx.save_for_backward(a, out)
         return out
 
