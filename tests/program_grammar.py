@@ -456,7 +456,8 @@ BINARY_WIDE = [
     "{a}.div({b}, rounding_mode='floor')", "{a}.div({b}, rounding_mode='trunc')", "lib.fmod({a}, {b})",
     "lib.remainder({a}, {b})", "lib.where({a} > {b}, {a}, 0.0)", "lib.where({a} > 0, 1.0, {b})",
     "{a}.dist({b})", "{a}.dist({b}, p=1)", "lib.pow({a}.abs(), {b})", "{a}.maximum({b})", "{a}.mul({b})",
-    "lib.div({a}, {b})", "lib.sub({a}, {b})", "{a}.add({b}, alpha=0)",
+    "lib.div({a}, {b})", "lib.sub({a}, {b})", "{a}.add({b}, alpha=0)", "{a}.add({b}, alpha=-1.5)",
+    "lib.sub({a}, {b}, alpha=0.3)", "lib.lerp({a}, {b}, {b})", "lib.lerp({a}, {b}, 0.7)",
 ]
 
 
@@ -500,7 +501,14 @@ def reduction_wide(rng, env, a):
         forms += [f"{a}.diff(dim={d})", f"{a}.sort({d})", f"{a}.sort({d}, descending=True)[0]",
                   f"{a}.argsort({d})"]
         forms += [f"{a}.topk({min(n, 2)}, {d})", f"{a}.topk(1, {d}, largest=False)[0]",  # (ties: GCC's order)
-                  f"{a}.topk({n}, {d}, sorted=False)[1]"]
+                  f"{a}.topk({n}, {d}, sorted=False)[1]", f"{a}.kthvalue({max(n // 2, 1)}, {d})[0]",
+                  f"{a}.mode({d}, keepdim={k})[1]", f"{a}.nanmedian({d})[0]",
+                  f"lib.quantile({a}, 0.3, dim={d})", f"{a}.nanquantile(lib.tensor([0.25, 0.75], "
+                  f"dtype={a}.dtype), {d}, interpolation='midpoint')"]
+        if t.shape[-1] == 3:
+            forms.append(f"lib.linalg.cross({a}, {a}.flip(-1))")
+    if t.ndim == 2 and t.shape[0] == t.shape[1]:
+        forms += [f"lib.linalg.det({a})", f"{a}.slogdet()[1]", f"lib.inner({a}, {a})"]
     if t.ndim == 2:
         forms += [f"{a}.trace()", f"{a}.diagonal()", f"{a}.diag()", f"lib.diagonal({a}, 1)"]
     if t.ndim == 1:
