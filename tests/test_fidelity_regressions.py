@@ -3275,3 +3275,19 @@ def test_where_logcumsumexp_and_mixed_alpha_as_pytorchs():
             z = m.sub(a, b.float(), alpha=0.3)
             got.append((y.stride(), y.tolist(), z.numpy().tobytes()))
         assert got[0] == got[1], (shape, perms)
+
+
+def test_lerps_derivative_by_the_start_subtracts_as_cpp_does():
+    """Wide seed 39801088: lerp's derivative ``grad * (1 - weight)`` is C++'s number minus tensor in
+    PyTorch, ``empty_like(w).fill_(1).sub_(w)``: a SubBackward0 under create_graph (RsubBackward1 here)."""
+    x = al.tensor([[0.0, -1.0], [1.0, 2.0]], requires_grad=True)
+    (g,) = al.autograd.grad(al.lerp(x, x * 2, x * 0.5).sum(), [x], create_graph=True)
+    names, todo = set(), [g.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None:
+            names.add(node.name())
+            todo += [n for n, _ in node.next_functions]
+    assert "SubBackward0" in names and "RsubBackward1" not in names
+    (gg,) = al.autograd.grad(g.sum(), [x])
+    assert gg.tolist() == [[1.0, 1.0], [1.0, 1.0]]  # (PyTorch's)

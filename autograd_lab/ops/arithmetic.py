@@ -702,7 +702,10 @@ class LerpTensor(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         a, end, w = ctx.saved_tensors
-        return grad * (1 - w), grad * w, (grad * (end - a) if a is not None else None)
+        # PyTorch's grad * (1 - w): C++'s number minus tensor, empty_like(w).fill_(1).sub_(w) (SubBackward0)
+        ones = np.empty_like(w._data)
+        ones[...] = 1
+        return grad * (Tensor._make(ones) - w), grad * w, (grad * (end - a) if a is not None else None)
 
 
 def lerp(a: Tensor, end: Tensor, weight: Any) -> Tensor:
