@@ -3291,3 +3291,25 @@ def test_lerps_derivative_by_the_start_subtracts_as_cpp_does():
     assert "SubBackward0" in names and "RsubBackward1" not in names
     (gg,) = al.autograd.grad(g.sum(), [x])
     assert gg.tolist() == [[1.0, 1.0], [1.0, 1.0]]  # (PyTorch's)
+
+
+def test_layer_norm_of_float64_replays_pytorchs_rowwise_moments():
+    """float64 layer_norm was computed in double in one pass (57% of values PyTorch's bits), and a row
+    with an inf kept an inf mean where PyTorch's Welford lanes make a nan (wide seed 40100255). Now the
+    float32 replay of RowwiseMoments and the fused output, with 4 lanes for doubles: all PyTorch's bits."""
+    inf = al.tensor([float("inf")], dtype=al.float64, requires_grad=True)
+    y = al.nn.functional.layer_norm(inf, (1,))
+    assert np.isnan(y.grad_fn._saved_result1.item()) and np.isnan(y.item())
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    rng = np.random.default_rng(40100255)
+    for n in (1, 2, 3, 4, 5, 9, 17, 64, 130):
+        x, w, b = rng.standard_normal((6, n)) * 2 + 0.5, rng.standard_normal(n), rng.standard_normal(n)
+        got = []
+        for m in (al, torch):
+            t = m.tensor(x, requires_grad=True)
+            out = m.nn.functional.layer_norm(t, (n,), m.tensor(w), m.tensor(b))
+            plain = m.nn.functional.layer_norm(t, (n,))
+            got.append([v.detach().numpy().tobytes() for v in (out, plain, out.grad_fn._saved_result1,
+                                                               out.grad_fn._saved_result2)])
+        assert got[0] == got[1], n

@@ -13,7 +13,7 @@ from ...dtypes import Size
 from ...dtypes import wrap_dim as _wrap_dim
 from ...function import Function
 from ...ops import comparison, reduction
-from ...ops.promotion import fused_multiply_add as _fma  # (float32 here: a * b + c rounded once)
+from ...ops.promotion import fused_multiply_add as _fma  # (a * b + c rounded once)
 from ...ops.promotion import row_major
 from ...tensor import Tensor
 from ._node import (
@@ -285,9 +285,9 @@ class NativeLayerNorm(Function):
         k = len(normalized_shape)
         axes = tuple(range(data.ndim - k, data.ndim))
         has_w, has_b = weight is not _UNDEFINED, bias is not _UNDEFINED
-        if data.size and data.dtype == np.float32 and all(
-                t is _UNDEFINED or t._data.dtype == np.float32 for t in (weight, bias)):
-            out, mean, rstd = _layer_norm_float32(data, k, weight, bias, eps)
+        if data.size and data.dtype.char in "fd" and all(
+                t is _UNDEFINED or t._data.dtype == data.dtype for t in (weight, bias)):
+            out, mean, rstd = _layer_norm_rows(data, k, weight, bias, eps)
         else:  # in double, rounded once
             wide = data.astype(np.float64)
             mean = wide.mean(axis=axes, keepdims=True) if data.size else np.zeros(
@@ -444,18 +444,20 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     )
 
 
-def _layer_norm_float32(data: np.ndarray, k: int, weight: Any, bias: Any, eps: float,
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(out, mean, rstd)`` of float32 rows (the last ``k`` dims) as PyTorch's CPU kernel computes them,
-    in float32: each row's mean and variance (:func:`_rowwise_moments`); ``rstd = 1 / sqrt(var + eps)``;
-    then ``x_hat = (x - mean) * rstd`` times the weight plus the bias in one fused multiply-add, or without
-    a weight ``x - mean`` times ``rstd`` plus the bias (or 0: a -0.0 comes out +0.0) in one."""
+def _layer_norm_rows(data: np.ndarray, k: int, weight: Any, bias: Any, eps: float,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(out, mean, rstd)`` of float32 or float64 rows (the last ``k`` dims) as PyTorch's CPU kernel
+    computes them, in their dtype: each row's mean and variance (:func:`_rowwise_moments`); ``rstd = 1 /
+    sqrt(var + eps)``; then ``x_hat = (x - mean) * rstd`` times the weight plus the bias in one fused
+    multiply-add, or without a weight ``x - mean`` times ``rstd`` plus the bias (or 0: a -0.0 comes out
+    +0.0) in one."""
+    dt = data.dtype.type
     kept = data.shape[:data.ndim - k] + (1,) * k
     rows = data.reshape(-1, math.prod(data.shape[data.ndim - k:]))
     mean, var = _rowwise_moments(rows)
-    rstd = np.float32(1) / np.sqrt(var + np.float32(eps))
+    rstd = dt(1) / np.sqrt(var + dt(eps))
     centred = rows - mean[:, None]
-    b = bias._data.reshape(-1) if bias is not _UNDEFINED else np.float32(0)
+    b = bias._data.reshape(-1) if bias is not _UNDEFINED else dt(0)
     if weight is _UNDEFINED:  # (x - mean) * rstd + bias
         out = _fma(centred, rstd[:, None], b)
     else:  # x_hat * weight + bias
@@ -463,70 +465,72 @@ def _layer_norm_float32(data: np.ndarray, k: int, weight: Any, bias: Any, eps: f
     return out.reshape(data.shape), mean.reshape(kept), rstd.reshape(kept)
 
 
-_LANES, _CHUNK = 8, 16  # PyTorch's RowwiseMoments: 8 float lanes, in chunks of 16 vectors
-_STEPS = [np.float32(1) / np.float32(j + 1) for j in range(_CHUNK)]  # its 1 / (j + 1), by which it multiplies
+_CHUNK = 16  # PyTorch's RowwiseMoments: vectors of 32 bytes (8 floats, 4 doubles), in chunks of 16
 
 
 def _rowwise_moments(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each float32 row's mean and (biased) variance as PyTorch's ``RowwiseMoments`` computes them, bit for
-    bit: Welford's update in each of 8 lanes (lane ``l`` takes elements ``l, l + 8, l + 16, ...``), over
-    chunks of 16 vectors; the chunks' moments merged pairwise (a cascade: chunk 0 with 1, then 2 with 3,
-    then the pairs, ...); the elements past the last whole vector by Welford's update, one by one; then the
-    8 lanes merged into those, one after another. Where the compiled kernel fuses a multiply and an add
-    (as the measured results show), so does this. Every step is vectorised over the rows."""
-    f32, zero = np.float32, np.zeros
+    """Each float32 or float64 row's mean and (biased) variance as PyTorch's ``RowwiseMoments`` computes
+    them, bit for bit: Welford's update in each of 8 lanes (4 for doubles: lane ``l`` takes elements ``l,
+    l + 8, l + 16, ...``), over chunks of 16 vectors, multiplying by its ``1 / (j + 1)``; the chunks'
+    moments merged pairwise (a cascade: chunk 0 with 1, then 2 with 3, then the pairs, ...); the elements
+    past the last whole vector by Welford's update, one by one; then the lanes merged into those, one after
+    another. Where the compiled kernel fuses a multiply and an add (as the measured results show), so does
+    this. Every step is vectorised over the rows."""
+    dt, zero = rows.dtype.type, np.zeros
+    lanes = 32 // rows.itemsize
+    steps = [dt(1) / dt(j + 1) for j in range(_CHUNK)]
     count, length = rows.shape
-    n = length // _LANES  # whole vectors
-    vectors = rows[:, :n * _LANES].reshape(count, n, _LANES)
+    n = length // lanes  # whole vectors
+    vectors = rows[:, :n * lanes].reshape(count, n, lanes)
     chunks = []
     whole = n // _CHUNK
-    for size, xs in ((_CHUNK, vectors[:, :whole * _CHUNK].reshape(count, whole, _CHUNK, _LANES)),
+    for size, xs in ((_CHUNK, vectors[:, :whole * _CHUNK].reshape(count, whole, _CHUNK, lanes)),
                      (n % _CHUNK, vectors[:, None, whole * _CHUNK:])):
         if not size or not xs.shape[1]:
             continue
-        m1, m2 = zero(xs.shape[:2] + (_LANES,), f32), zero(xs.shape[:2] + (_LANES,), f32)
+        m1, m2 = zero(xs.shape[:2] + (lanes,), dt), zero(xs.shape[:2] + (lanes,), dt)
         for j in range(size):  # Welford's update of every chunk at once
             x = xs[:, :, j]
             delta = x - m1
-            m1 = _fma(delta, _STEPS[j], m1)
+            m1 = _fma(delta, steps[j], m1)
             m2 = _fma(delta, x - m1, m2)
         chunks += [(size, m1[:, i], m2[:, i]) for i in range(xs.shape[1])]
     depth = 1 if len(chunks) <= 2 else (len(chunks) - 1).bit_length()
-    stack = [[0, zero((count, _LANES), f32), zero((count, _LANES), f32)] for _ in range(depth)]
+    stack = [[0, zero((count, lanes), dt), zero((count, lanes), dt)] for _ in range(depth)]
     for i, chunk in enumerate(chunks):
         _merge_vectors(stack[0], *chunk)
         level, mask = 1, i + 1
         while level < depth and not mask & 1:  # a pair complete: up one level of the cascade
             _merge_vectors(stack[level], *stack[level - 1])
-            stack[level - 1] = [0, zero((count, _LANES), f32), zero((count, _LANES), f32)]
+            stack[level - 1] = [0, zero((count, lanes), dt), zero((count, lanes), dt)]
             level, mask = level + 1, mask >> 1
     for level in range(1, depth):
         _merge_vectors(stack[0], *stack[level])
-    seen, mean, m2 = 0, zero(count, f32), zero(count, f32)
-    for i in range(n * _LANES, length):  # the rest, one element at a time
+    seen, mean, m2 = 0, zero(count, dt), zero(count, dt)
+    for i in range(n * lanes, length):  # the rest, one element at a time
         x = rows[:, i]
         delta = x - mean
         seen += 1
-        mean = mean + delta / f32(seen)
+        mean = mean + delta / dt(seen)
         m2 = m2 + delta * (x - mean)
-    for lane in range(_LANES):  # then each lane's n elements (none: no change, but inf becomes nan)
+    for lane in range(lanes):  # then each lane's n elements (none: no change, but inf becomes nan)
         total = seen + n
-        c = f32(n) / f32(total) if total else f32(0)
+        c = dt(n) / dt(total) if total else dt(0)
         delta = stack[0][1][:, lane] - mean
         mean = _fma(c, delta, mean)
-        m2 = m2 + _fma(delta * delta * c, f32(seen), stack[0][2][:, lane])
+        m2 = m2 + _fma(delta * delta * c, dt(seen), stack[0][2][:, lane])
         seen = total
-    return mean, m2 / f32(length)
+    return mean, m2 / dt(length)
 
 
 def _merge_vectors(into: list, n: int, m1: np.ndarray, m2: np.ndarray) -> None:
-    """Merge the moments ``(n, m1, m2)`` of 8 lanes into ``into`` (PyTorch's ``AddMomentsVec``)."""
-    seen = into[0]
+    """Merge the moments ``(n, m1, m2)`` of a vector's lanes into ``into`` (PyTorch's ``AddMomentsVec``)."""
+    seen, dt = into[0], m1.dtype.type
     total = seen + n
-    c = np.float32(n) / np.float32(total) if total else np.float32(0)
+    c = dt(n) / dt(total) if total else dt(0)
     delta = m1 - into[1]
     into[1] = into[1] + c * delta
-    into[2] = _fma(delta, delta * c * np.float32(seen), into[2] + m2)
+    into[2] = _fma(delta, delta * c * dt(seen), into[2] + m2)
     into[0] = total
 
 
