@@ -492,17 +492,17 @@ def reduction_wide(rng, env, a):
         f"({a} > 0).any({d})", f"{a}.count_nonzero()", f"{a}.sum(dim=({d},), keepdim={k}, dtype=lib.float64)",
         f"{a}.mean(({d},))", f"{a}.prod({d}, keepdim={k})", f"{a}.aminmax()", f"{a}.std({d}, correction=2)",
     ]
-    if 0 not in t.stride() or t.numel() <= 1:  # (PyTorch's median reads garbage from an expanded tensor)
+    if 0 not in t.stride() or t.numel() <= 1:  # (PyTorch's (nan)median reads garbage from an expanded one)
         forms.append(f"{a}.median()")
         if t.ndim:
-            forms += [f"{a}.median({d})", f"{a}.median({d}, keepdim={k})[0]"]
+            forms += [f"{a}.median({d})", f"{a}.median({d}, keepdim={k})[0]", f"{a}.nanmedian({d})[0]"]
     if t.ndim:
         n = t.shape[d]
         forms += [f"{a}.diff(dim={d})", f"{a}.sort({d})", f"{a}.sort({d}, descending=True)[0]",
                   f"{a}.argsort({d})"]
         forms += [f"{a}.topk({min(n, 2)}, {d})", f"{a}.topk(1, {d}, largest=False)[0]",  # (ties: GCC's order)
                   f"{a}.topk({n}, {d}, sorted=False)[1]", f"{a}.kthvalue({max(n // 2, 1)}, {d})[0]",
-                  f"{a}.mode({d}, keepdim={k})[1]", f"{a}.nanmedian({d})[0]",
+                  f"{a}.mode({d}, keepdim={k})[1]",
                   f"lib.quantile({a}, 0.3, dim={d})", f"{a}.nanquantile(lib.tensor([0.25, 0.75], "
                   f"dtype={a}.dtype), {d}, interpolation='midpoint')"]
         if t.shape[-1] == 3:
