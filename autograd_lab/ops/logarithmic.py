@@ -3,8 +3,6 @@ exponentiating)."""
 
 from __future__ import annotations
 
-import functools
-import os
 from typing import Any
 
 import numpy as np
@@ -15,8 +13,8 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import SAVES_RESULT, Function, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .pointwise import _exp
-from .promotion import row_major
+from .pointwise import _exp, sleef_expf
+from .promotion import avx512_bytes, row_major
 from .reduction import _dims, _unsqueeze_back
 
 
@@ -53,50 +51,6 @@ def _stable_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
-# SLEEF's expf (``xexpf``, its 1-ulp version): what PyTorch's vectorised kernels call for float32 exp
-# (``Vectorized<float>::exp``: Sleef_expf8_u10 / Sleef_expf16_u10; torch.exp itself calls MKL's)
-_R_LN2F, _L2UF, _L2LF = np.float32(1.442695040888963407), np.float32(0.693145751953125), \
-    np.float32(1.428606765330187045e-06)
-_EXPF_POLY = np.array([0.000198527617612853646278381, 0.00139304355252534151077271,
-                       0.00833336077630519866943359, 0.0416664853692054748535156,
-                       0.166666671633720397949219, 0.5], np.float32)
-
-
-def sleef_expf(d: np.ndarray) -> np.ndarray:
-    """``exp`` of a float32 array as SLEEF's ``xexpf`` computes it, step by step (its reduction by ln 2 in
-    two parts, its degree-6 polynomial with fused multiply-adds, its scaling and its limits): bit for bit
-    PyTorch's vector exp, which differs from the correctly rounded value in some 10% of values. (Called
-    where NumPy is quiet, as in a forward: a nan or an inf warns on its way through otherwise.)
-
-    A fused multiply-add ``a * b + c`` of floats rounds once: here the product, exact in double, plus
-    ``c`` rounds in double, then to float (two roundings, which differ from one only where the double
-    lands exactly halfway between two floats: some 1 in 2**29)."""
-    d = np.clip(d, np.float32(-110), np.float32(110))  # (beyond: 0 or inf all the same; a nan stays)
-    q = np.rint(d * _R_LN2F)  # (nearest, ties to even, as vrint)
-    wide = np.multiply(q, -np.float64(_L2UF))  # each fused multiply-add in double, then rounded to float
-    wide += d
-    s = wide.astype(np.float32)
-    np.multiply(q, -np.float64(_L2LF), out=wide)
-    wide += s
-    s[...] = wide
-    u = np.empty_like(s)
-    u[...] = _EXPF_POLY[0]
-    for c in _EXPF_POLY[1:]:
-        np.multiply(u, s, out=wide, dtype=np.float64)
-        wide += c
-        u[...] = wide
-    np.multiply(s, s, out=u)  # u = 1 + fma(s * s, u, s)
-    np.multiply(u, wide.astype(np.float32), out=wide, dtype=np.float64)
-    wide += s
-    u[...] = wide
-    u += np.float32(1)
-    e = q.astype(np.int32)
-    half = e >> 1  # 2**q in two factors, as vldexp2 (either alone may overflow where the product does not)
-    u = np.ldexp(np.ldexp(u, half), e - half)
-    u[d < -104] = 0  # its limit below (above 100, the product overflows to inf; a nan goes through)
-    return u
-
-
 def _lane_sum(e: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
     """Each row of ``e`` (float32 or float64; with ``times``, of the products ``e * times``) summed over
     its last dim as PyTorch's ``vec::reduce_all`` adds, the sums kept as a last dim of 1: a row shorter
@@ -104,7 +58,7 @@ def _lane_sum(e: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
     softmax's kernels run with AVX-512), the rest added to the first lanes, then the lanes halved (16
     floats: 8 + 8, 4 + 4, 2 + 2, 1 + 1). Products of a last partial vector are fused into their sums (one
     rounding: the compiler contracts that multiply and add; not those of whole vectors)."""
-    n, lanes = e.shape[-1], _softmax_lanes() * 4 // e.itemsize
+    n, lanes = e.shape[-1], avx512_bytes() // e.itemsize
     if n < lanes or times is None:
         e = e if times is None else e * times
     if n < lanes:
@@ -125,20 +79,6 @@ def _lane_sum(e: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
         lanes //= 2
         acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
     return acc
-
-
-@functools.cache
-def _softmax_lanes() -> int:
-    """The float32 lanes of PyTorch's softmax kernels on this CPU: 16 where it runs its AVX-512 build
-    (an x86 CPU with AVX-512 F, BW, VL and DQ, unless ATEN_CPU_CAPABILITY asks for less), else 8 (AVX2)."""
-    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() in ("default", "avx2"):
-        return 8
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-    except OSError:
-        return 8
-    return 16 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= set(flags) else 8
 
 
 def _float_input(a: Tensor, name: str) -> None:

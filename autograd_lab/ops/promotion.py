@@ -10,7 +10,9 @@ op asks here.
 
 from __future__ import annotations
 
+import functools
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -273,16 +275,33 @@ def iterator_layout(out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
     return target
 
 
-def vector_lanes(shape: tuple[int, ...], dtype: np.dtype, *inputs: np.ndarray) -> np.ndarray | None:
+@functools.cache
+def avx512_bytes() -> int:
+    """The vector width, in bytes, of PyTorch's CPU kernels that it also builds for AVX-512 (softmax,
+    sigmoid, ...): 64 on an x86 CPU with AVX-512 F, BW, VL and DQ (as PyTorch's own check), unless
+    ATEN_CPU_CAPABILITY asks for less; else 32 (AVX2, which its other kernels use everywhere)."""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() in ("default", "avx2"):
+        return 32
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return 32
+    return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= set(flags) else 32
+
+
+def vector_lanes(shape: tuple[int, ...], dtype: np.dtype, *inputs: np.ndarray,
+                 vector_bytes: int = 32) -> np.ndarray | None:
     """Which elements of a result of ``shape`` PyTorch's CPU loop computes with its vector kernel, the
     others with its scalar one (the two can differ: a tie of 0.0 and -0.0 in ``maximum``), as a bool
     array of ``shape``; None where the vector kernel computes none. TensorIterator orders the dims
     (:func:`dense_order`), coalesces those that follow each other in every operand's memory, and runs
     the inner dim's loop per row: vectorized when each input is contiguous along it or, for one input
-    only, broadcast (stride 0); then chunks of two vectors (8 float32s per vector, as PyTorch's AVX2
-    kernels have, 4 float64s), the rest of the row, fewer than a chunk, scalar. (Results of 32,768
-    elements and more are split between PyTorch's threads, each with its own rest: taken as on one.)"""
-    chunk = 64 // dtype.itemsize if dtype in (np.float32, np.float64) else 0
+    only, broadcast (stride 0); then chunks of two vectors (of ``vector_bytes``: 8 float32s per vector, as
+    PyTorch's AVX2 kernels have, 4 float64s; a kernel built for AVX-512 too, :func:`avx512_bytes`), the
+    rest of the row, fewer than a chunk, scalar. (Results of 32,768 elements and more are split between
+    PyTorch's threads, each with its own rest: taken as on one.)"""
+    chunk = 2 * vector_bytes // dtype.itemsize if dtype in (np.float32, np.float64) else 0
     if not chunk or not shape:
         return None
     strides = []
