@@ -98,7 +98,7 @@ def _plus_scaled(ufunc: np.ufunc, a: Tensor, b: Tensor, alpha: Any) -> np.ndarra
     dt = result_dtype(a, b)  # (the operands in it: _binary casts them)
     if alpha != 1 and dt.char in "fd":
         scale = dt.type(alpha if ufunc is np.add else -alpha)
-        return _binary(lambda x, y: fused_multiply_add(y, scale, x), a, b)
+        return _binary(lambda x, y: fused_multiply_add(y, scale, x, exact=False), a, b)
     return _binary(ufunc, a, _scaled(b, alpha))
 
 
@@ -667,7 +667,8 @@ def _lerp_values(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     one fused multiply-add (:func:`fused_multiply_add`)."""
     d = y - x  # (w - 1 the weight from the far end: its negation 1 - w, exact)
     w = np.asarray(w, x.dtype)
-    return np.where(np.abs(w) < 0.5, fused_multiply_add(w, d, x), fused_multiply_add(w - 1, d, y))
+    near = fused_multiply_add(w, d, x, exact=False)  # (float32: the fast emulation, see its docstring)
+    return np.where(np.abs(w) < 0.5, near, fused_multiply_add(w - 1, d, y, exact=False))
 
 
 class LerpScalar(Function):

@@ -25,12 +25,11 @@ from ..grad_mode import is_grad_enabled, no_grad
 from ..summation import torch_sum
 from ..tensor import INFERENCE_MODE, Tensor
 from .arithmetic import mul
-from .comparison import where
 from .inplace import inplace
 from .pointwise import _log
 from .promotion import _not_implemented, broadcast_shape, cast, fused_multiply_add, result_dtype, row_major
 from .scalar import MulNumber
-from .shape import DiagEmbed
+from .shape import diag_embed
 from .view import SqueezeInplace, UnsafeView, diagonal, expand, flatten, permute, reshape, squeeze, unsqueeze
 
 
@@ -1060,16 +1059,6 @@ def _no_half_lu(A: Tensor) -> None:
         raise _not_implemented("lu_cpu", A._data.dtype)
 
 
-def _diag_embed(v: Tensor) -> Tensor:
-    """Matrices with ``v`` (*, n) on their diagonals, recorded as PyTorch's ``diag_embed``
-    (DiagEmbedBackward0) for one vector; a batch as a ``where`` (autograd_lab's DiagEmbed takes vectors)."""
-    if v.ndim == 1:
-        return DiagEmbed.apply(v, 0)
-    n = v._data.shape[-1]
-    zero = Tensor._make(np.zeros((), v._data.dtype))
-    return where(Tensor._make(np.eye(n, dtype=bool)), unsqueeze(v, -1), zero)
-
-
 def _masked_fmap(mask: np.ndarray, f1: Any, f2: Any, t: Tensor, *ts: Tensor) -> Tensor:
     """PyTorch's masked_fmap: ``f1`` of the matrices where ``mask`` holds, ``f2`` of the others, put
     together with ``index_put_`` (one of them alone when the mask is all one way)."""
@@ -1116,7 +1105,7 @@ class LinalgDet(Function):
             d = _diagonal_matrices(np.broadcast_to((grad * result)._data[..., None], pivots._data.shape))
             return _matrices(_lu_solve(factors, pivots._data, d, adjoint=not ctx.transposed)), None
         # create_graph: a solve with A^T again (recorded), but where |det| < 100 eps the cofactors
-        d = _diag_embed(expand(unsqueeze(grad * result, -1), pivots._data.shape)).mT
+        d = diag_embed(expand(unsqueeze(grad * result, -1), pivots._data.shape)).mT
         singular = np.abs(result._data) < 100 * eps
         return _masked_fmap(singular, _cofactors_times, _solve_transposed, A, d, grad), None
 
@@ -1195,7 +1184,7 @@ class LinalgSlogdet(Function):
         if not is_grad_enabled():
             d = _diagonal_matrices(np.broadcast_to(grad_logabsdet._data[..., None], pivots._data.shape))
             return _matrices(_lu_solve(lu._data, pivots._data, d, adjoint=not ctx.transposed))
-        return solve(A.mT, _diag_embed(expand(unsqueeze(grad_logabsdet, -1), pivots._data.shape)).mT)
+        return solve(A.mT, diag_embed(expand(unsqueeze(grad_logabsdet, -1), pivots._data.shape)).mT)
 
 
 SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])

@@ -1,5 +1,6 @@
-"""Functions applied elementwise: exp, log, the trigonometric and hyperbolic functions, erf,
-rounding, and the functions of two tensors (atan2, hypot, logaddexp, heaviside).
+"""Functions applied elementwise: exp, log, the trigonometric and hyperbolic functions, erf, the gamma
+family (lgamma, digamma, polygamma), rounding, and the functions of two tensors (atan2, hypot, logaddexp,
+heaviside).
 
 Integer inputs of a floating point function give the default dtype, as in PyTorch. Most functions of
 one tensor share one template (:class:`_Unary`): the NumPy kernel, the derivative, and what backward
@@ -20,6 +21,7 @@ from ..dtypes import quiet as _quiet
 from ..function import SAVES_RESULT, SAVES_SELF, Function, fast_unary
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from . import special
 from .comparison import _SAME_SIZE_INT, Where, _kept_where, masked_fill
 from .inplace import inplace
 from .promotion import (
@@ -1175,6 +1177,79 @@ Sinc = _unary("Sinc", "SincBackward0", _sinc, _sinc_grad)
 def sinc(a: Tensor) -> Tensor:
     """The normalized sinc function ``sin(pi a) / (pi a)`` (``torch.sinc``)."""
     return Sinc.apply(a)
+
+
+# ---------------------------------------------------------------------------- the gamma family
+# (their kernels, PyTorch's own algorithms replayed bit for bit, are in ops/special.py)
+Lgamma = _unary("Lgamma", "LgammaBackward0", lambda x: iterator_layout(special.lgamma(x), x),
+                lambda g, x: g * digamma(x))
+
+
+def lgamma(a: Tensor) -> Tensor:
+    """``log |Gamma(a)|``, +inf at 0 and the negative integers; its derivative is :func:`digamma`
+    (``torch.lgamma``)."""
+    _need_tensors("lgamma", False, ("input", a))
+    return Lgamma.apply(a)
+
+
+Digamma = _unary("Digamma", "DigammaBackward0", lambda x: iterator_layout(special.digamma(x), x),
+                 lambda g, x: g * polygamma(1, x))
+
+
+def digamma(a: Tensor) -> Tensor:
+    """``Gamma'(a) / Gamma(a)``, the derivative of :func:`lgamma`: -inf at +0, +inf at -0, nan at the
+    negative integers; its derivative is ``polygamma(1, a)`` (``torch.digamma``)."""
+    _need_tensors("digamma", False, ("input", a))
+    return Digamma.apply(a)
+
+
+class Polygamma(Function):
+    """``polygamma(n, x)``, the ``n``-th derivative of digamma (``n = 0``: digamma itself); its derivative
+    is ``polygamma(n + 1, x)``."""
+
+    node_name = "PolygammaBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, n: int) -> Tensor:
+        if n < 0:  # (after autograd's checks of an in-place call, as PyTorch's)
+            raise RuntimeError("polygamma(n, x) does not support negative n.")
+        ctx.save_for_backward(a)
+        ctx.n = ctx._saved_n = n
+        x = _floating(a._data)
+        with _quiet():
+            return Tensor._make(iterator_layout(special.polygamma(n, x), x))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        (a,) = ctx.saved_tensors
+        return grad * polygamma(ctx.n + 1, a), None
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``torch.polygamma``)."""
+    _check_order("polygamma", n)
+    if not isinstance(input, Tensor):
+        raise TypeError("polygamma(): argument 'input' (position 2) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return Polygamma.apply(input, int(n))
+
+
+class PolygammaInplace(Polygamma):
+    """``x.polygamma_(n)``: the same op, which PyTorch records as PolygammaBackward1."""
+
+    node_name = "PolygammaBackward1"
+
+
+def polygamma_(a: Tensor, n: int) -> Tensor:
+    """``polygamma(n, a)`` written into ``a`` (``Tensor.polygamma_``)."""
+    _check_order("polygamma_", n)
+    return inplace(a, PolygammaInplace.apply, int(n))
+
+
+def _check_order(name: str, n: Any) -> None:
+    if type(n) is not int and not isinstance(n, np.integer):  # (PyTorch's argument parser: no bool)
+        raise TypeError(f"{name}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
 
 
 class NotImplementedBackward(Function):

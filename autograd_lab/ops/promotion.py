@@ -188,31 +188,101 @@ def empty_in_order(shape: tuple[int, ...], order: list[int], dtype: Any) -> np.n
     return np.empty([shape[i] for i in order], dtype).transpose(np.argsort(order))
 
 
-def fused_multiply_add(a: Any, b: Any, c: Any) -> np.ndarray:
-    """``a * b + c`` rounded once, as the CPU's fused multiply-add in PyTorch's kernels: float32 in double
-    (the product of two floats is exact there; the sum rounds in double, then to float: two roundings,
-    which differ from one only where the double lands exactly halfway between two floats, some 1 in
-    2**29); float64 with the product's exact error (Dekker's split) added back before the sum rounds.
-    Infinities and nans, and products beyond 2**996, take the plain ``a * b + c``."""
-    if np.result_type(a, b, c) == np.float32:
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b`` rounded, and its rounding error exactly (Knuth's TwoSum)."""
+    s = a + b
+    v = s - a
+    return s, (a - (s - v)) + (b - v)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` as two halves of 26 bits (Dekker's split), whose products with another's are exact."""
+    c = 134217729.0 * a  # 2**27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a * b`` rounded, and its rounding error exactly (Dekker's product; operands beyond 2**995 scaled
+    down by 2**-60 first, where the split would overflow, and the error scaled back)."""
+    p = a * b
+    big_a, big_b = np.abs(a) > 2.0 ** 995, np.abs(b) > 2.0 ** 995
+    if not (big_a.any() or big_b.any()):  # (the common case, at half the cost)
+        (ah, al), (bh, bl) = _split(a), _split(b)
+        return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    a_, b_ = np.where(big_a, a * 2.0 ** -60, a), np.where(big_b, b * 2.0 ** -60, b)
+    p_ = p * np.where(big_a, 2.0 ** -60, 1.0) * np.where(big_b, 2.0 ** -60, 1.0)
+    (ah, al), (bh, bl) = _split(a_), _split(b_)
+    err = ((ah * bh - p_) + ah * bl + al * bh) + al * bl
+    return p, err * np.where(big_a, 2.0 ** 60, 1.0) * np.where(big_b, 2.0 ** 60, 1.0)
+
+
+def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """``s + err`` (``s`` its rounded sum, ``err`` the exact rest) rounded to odd: ``s`` if exact, else
+    whichever of the two floats around the sum has an odd last bit (Boldo and Melquiond: a sum rounded
+    to odd, then to nearest in a narrower format or added once more, is rounded once)."""
+    inexact_even = (err != 0) & (s.view(np.int64) & 1 == 0) & np.isfinite(s)
+    if not inexact_even.any():
+        return s
+    s = np.array(s)
+    away = (err[inexact_even] > 0) == (s[inexact_even] > 0)  # the sum lies beyond s, away from 0
+    s[inexact_even] = (s[inexact_even].view(np.int64) + np.where(away, 1, -1)).view(np.float64)
+    return s
+
+
+def _to_subnormal(th: np.ndarray, v: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``th + v`` (``v`` rounded to odd: a tie is never exact) rounded to the grid of the subnormals
+    scaled by ``2**k``: ``th + v`` as ``hi + lo`` exactly; ``hi`` halfway between two grid points goes
+    to the one on ``lo``'s side (elsewhere ``lo``, below ``hi``'s last bit, cannot change the rounding)."""
+    hi, lo = _two_sum(th, v)
+    half = np.ldexp(1.0, k - 1075)
+    on_grid = np.ldexp(np.ldexp(hi, -k), k)
+    tie = (np.abs(hi - on_grid) == half) & (lo != 0)
+    return np.where(tie, np.where(lo > 0, hi + half, hi - half), hi)
+
+
+def fused_multiply_add(a: Any, b: Any, c: Any, exact: bool = True) -> np.ndarray:
+    """``a * b + c`` rounded once (:func:`_fused`), inf and nan as values: NumPy quiet (its error terms
+    are nan where a product overflows; those elements take the plain ``a * b + c``). ``exact=False``:
+    float32's sum rounded in double, then to float, five times faster (the two roundings differ from one
+    only where the double lands exactly halfway between two floats, some 1 in 2**29: the loops of
+    layer_norm and batch_norm, checked bit for bit against PyTorch so)."""
+    if not exact and np.asarray(c).dtype == np.float32:
         return (np.multiply(a, b, dtype=np.float64) + c).astype(np.float32)
-    with quiet():  # (an inf's error terms are nan: that element takes the plain sum below)
-        return _fused_float64(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    with quiet():
+        return _fused(a, b, c)
 
 
-def _fused_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    product = a * b
-    split = 134217729.0 * a  # 2**27 + 1: each factor in two halves of 26 bits, whose products are exact
-    a_hi = split - (split - a)
-    split = 134217729.0 * b
-    b_hi = split - (split - b)
-    a_lo, b_lo = a - a_hi, b - b_hi
-    error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo  # a * b - product, exactly
-    total = product + c
-    back = total - product  # (Knuth's two-sum: product + c - total, exactly)
-    rest = (product - (total - back)) + (c - back) + error
-    out = np.where(rest == 0, total, total + rest)  # (an exact 0 keeps the sign of product + c)
-    return np.where(np.isfinite(out), out, total)
+def _fused(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once, as the FMA instruction in PyTorch's kernels computes it (NumPy has none),
+    in ``c``'s dtype (float64 or float32), checked against the C library's ``fma`` on a million
+    operands, subnormal results too.
+    float64: Boldo and Melquiond's emulation (an exact product, an exact sum, the rest rounded to odd);
+    float32: the exact product in double, the sum rounded to odd, then to float32."""
+    c = np.asarray(c)
+    if c.dtype == np.float32:
+        p = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)  # exact: 48 bits
+        s, err = _two_sum(p, c.astype(np.float64))
+        return _round_to_odd(s, np.where(np.isfinite(s), err, 0)).astype(np.float32)
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    # a result that may be subnormal: computed 2**k times larger (a * b and c near 1), then rounded to
+    # the subnormals' grid (Dekker's product is exact only above the subnormals)
+    tiny = np.maximum(np.abs(a * b), np.abs(c)) < 2.0 ** -900
+    scaled = bool(tiny.any())
+    a_, c_, k = a, c, 0
+    if scaled:
+        exponent = np.maximum(np.frexp(a)[1] + np.frexp(b)[1], np.where(c == 0, -2000, np.frexp(c)[1]))
+        k = np.where(tiny, np.clip(-exponent, 0, 1000), 0)
+        a_, c_ = np.ldexp(a, k), np.ldexp(c, k)
+    uh, ul = _two_product(a_, b)
+    th, tl = _two_sum(c_, uh)
+    v, w = _two_sum(tl, ul)
+    v = _round_to_odd(v, w)
+    r = th + v
+    if scaled:
+        r = np.ldexp(np.where(tiny & (np.abs(r) <= np.ldexp(1.0, k - 1022)), _to_subnormal(th, v, k), r), -k)
+    finite = np.isfinite(r)
+    return r if finite.all() else np.where(finite, r, a * b + c)  # (inf and nan: the instruction's)
 
 
 def in_order(values: np.ndarray, order: list[int], dtype: Any = None) -> np.ndarray:

@@ -14,10 +14,18 @@ from ..dtypes import wrap_dim as _wrap_dim
 from ..function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .indexing import Select, index_fill, narrow
+from .copies import Clone
+from .indexing import Select, index_fill, index_select, narrow
 from .inplace import empty_preserving
-from .promotion import in_order, result_dtype, row_major, suggested_order
-from .view import DiagonalCopy, _dims_list, _view, diagonal, expand, reshape, unsqueeze, view, viewed
+from .promotion import (
+    _invalid_combination,
+    _not_implemented,
+    in_order,
+    result_dtype,
+    row_major,
+    suggested_order,
+)
+from .view import Diagonal, DiagonalCopy, _dims_list, _view, expand, flatten, reshape, unsqueeze, view, viewed
 
 
 # ---------------------------------------------------------------------------- joins and splits
@@ -539,6 +547,92 @@ def tile(a: Tensor, dims: Any) -> Tensor:
     return repeat(a, (1,) * (a.ndim - len(reps)) + reps)
 
 
+_REPEAT_INTERLEAVE = {  # PyTorch's argument parser's signatures, for its error
+    False: ["Tensor input, Tensor repeats, int dim = None, *, int output_size = None",
+            "Tensor repeats, *, int output_size = None",
+            "Tensor input, int repeats, int dim = None, *, int output_size = None"],
+    True: ["Tensor repeats, int dim = None, *, int output_size = None",
+           "int repeats, int dim = None, *, int output_size = None"],
+}
+
+
+def repeat_interleave(input: Any = None, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None, _method: bool = False) -> Tensor:
+    """Each element (or each slice along ``dim``) of ``input`` repeated ``repeats`` times in place,
+    ``[a, b] -> [a, a, b, b]`` (``torch.repeat_interleave``; ``dim=None``: of ``input`` flattened).
+    ``repeats`` a number, or a tensor of one count per slice; ``repeat_interleave(counts)`` alone: the
+    indices ``i`` repeated ``counts[i]`` times.
+
+    Composed as PyTorch composes it, recording its nodes: a number ``r`` unsqueezes a dimension after
+    ``dim``, expands it to ``r``, copies and merges the two (``ViewBackward0``, ``CloneBackward0``,
+    ``ExpandBackward0``, ``UnsqueezeBackward0``); a tensor of counts selects the slices by index
+    (``IndexSelectBackward0``)."""
+    if _method and repeats is None:
+        raise _invalid_combination("repeat_interleave", (), _REPEAT_INTERLEAVE[True])
+    if repeats is None or input is None:  # the indices form, repeat_interleave(repeats)
+        counts = input if repeats is None else repeats
+        if not isinstance(counts, Tensor):
+            raise TypeError(f"repeat_interleave(): argument 'repeats' (position 1) must be Tensor, not "
+                            f"{type(counts).__name__}")
+        return _repeated_indices(counts, output_size)
+    args = (repeats,) if _method else (input, repeats)
+    if isinstance(repeats, Tensor):
+        x, d = (input, dim) if dim is not None else (flatten(input), 0)
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        size = _size(x, d)  # (its errors first, as PyTorch's input.size(dim))
+        counts = repeats._data.reshape(-1)
+        if counts.size == 1:  # one count for every slice
+            counts = np.broadcast_to(counts, (size,))
+        elif counts.size != size:
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) "
+                               f"= {counts.size} and input.size({d}) = {size}")
+        return index_select(x, d, _repeated_indices(Tensor._make(counts), output_size))
+    if type(repeats) is not int and not isinstance(repeats, np.integer):
+        raise _invalid_combination("repeat_interleave", args, _REPEAT_INTERLEAVE[_method])
+    x = input if dim is not None else flatten(input)
+    d = _wrap_dim(0 if dim is None else dim, input.ndim)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    x = unsqueeze(x, d + 1)
+    shape = list(x._data.shape)
+    shape[d + 1] = int(repeats)
+    if output_size is not None and output_size != repeats * shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {repeats * shape[d]} but got "
+                           f"{output_size}")
+    return flatten(Clone.apply(expand(x, tuple(shape)), "C"), d, d + 1)
+
+
+def _size(x: Tensor, dim: int) -> int:
+    """``x.size(dim)``, with PyTorch's errors."""
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return x._data.shape[_wrap_dim(dim, x.ndim)]
+
+
+def _repeated_indices(counts: Tensor, output_size: int | None) -> Tensor:
+    """``repeat_interleave(counts)``: 0 repeated ``counts[0]`` times, then 1, ... (int32 or int64, as
+    ``counts``); ``output_size`` their number, when given (PyTorch's checks, in its order)."""
+    c = counts._data
+    if c.dtype not in (np.int32, np.int64):
+        raise _not_implemented("repeat_interleave_cpu", c.dtype)
+    if c.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if c.size == 0:
+        return Tensor._make(np.empty(0, c.dtype))
+    total = int(np.sum(c, dtype=np.int64))
+    if output_size is None and (c < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    size = total if output_size is None else int(output_size)
+    if size < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {size}: [{size}]")
+    if size != total:
+        raise RuntimeError("allocated size does not match required size")
+    if (c < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return Tensor._make(np.repeat(np.arange(c.size, dtype=c.dtype), c))
+
+
 # ---------------------------------------------------------------------------- triangles and diagonals
 class Tril(Function):
     node_name = "TrilBackward0"
@@ -581,24 +675,52 @@ def triu(a: Tensor, diagonal: int = 0) -> Tensor:
 
 
 class DiagEmbed(Function):
-    """``diag`` of a vector: a matrix with the vector on its ``offset`` diagonal."""
+    """The last dimension of ``a`` on the ``offset`` diagonal of two new dimensions ``dim1`` and ``dim2``
+    of the result, zeros elsewhere (``diag`` of a vector: dims -2 and -1, a matrix). Its gradient is the
+    gradient's diagonal there (a view, ``DiagonalBackward0`` with create_graph)."""
 
     node_name = "DiagEmbedBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, offset: int) -> Tensor:
-        ctx.offset = offset
-        return Tensor._make(np.diag(a._data, offset))
+    def forward(ctx: Any, a: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        x = a._data
+        d1, d2 = _wrap_dim(dim1, x.ndim + 1), _wrap_dim(dim2, x.ndim + 1)
+        ctx.args = (offset, d1, d2)
+        ctx._saved_offset, ctx._saved_dim1, ctx._saved_dim2 = offset, dim1 % 2**64, dim2 % 2**64  # (as given)
+        shape = list(x.shape[:-1])
+        for d in sorted((d1, d2)):
+            shape.insert(d, x.shape[-1] + builtins.abs(offset))
+        out = np.zeros(shape, x.dtype)
+        on_diagonal = np.diagonal(out, offset, d1, d2)  # (the diagonal last, as a's last dimension)
+        on_diagonal.flags.writeable = True
+        on_diagonal[...] = x
+        return Tensor._make(out)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return diagonal(grad, ctx.offset), None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return Diagonal.apply(grad, *ctx.args), None, None, None
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, *,
+               _method: bool = False) -> Tensor:
+    """Each vector along the last dimension of ``input`` as the ``offset`` diagonal of a matrix in the
+    dimensions ``dim1`` and ``dim2`` of the result (``torch.diag_embed``): a batch of diagonal matrices."""
+    if not isinstance(input, Tensor):
+        raise TypeError("diag_embed(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    for position, (name, value) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2)), start=2):
+        if type(value) is not int and not isinstance(value, np.integer):
+            raise TypeError(f"diag_embed(): argument '{name}' (position {position - _method}) must be int, "
+                            f"not {type(value).__name__}")
+    if _wrap_dim(dim1, input.ndim + 1) == _wrap_dim(dim2, input.ndim + 1):
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DiagEmbed.apply(input, int(offset), int(dim1), int(dim2))
 
 
 def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D tensor as a diagonal matrix, or a matrix's diagonal as a 1-D copy (``torch.diag``)."""
     if a.ndim == 1:
-        return DiagEmbed.apply(a, int(diagonal))
+        return DiagEmbed.apply(a, int(diagonal), -2, -1)
     if a.ndim == 2:
         return DiagonalCopy.apply(a, int(diagonal), 0, 1)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")

@@ -13,14 +13,19 @@ from ...dtypes import Size
 from ...dtypes import wrap_dim as _wrap_dim
 from ...function import Function
 from ...ops import comparison, reduction
-from ...ops.promotion import fused_multiply_add as _fma  # (a * b + c rounded once)
-from ...ops.promotion import row_major
+from ...ops.promotion import fused_multiply_add, row_major
 from ...tensor import Tensor
 from ._node import (
     _UNDEFINED,
     _keep,
     _require_float,
 )
+
+
+def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once, as the fused multiply-adds of PyTorch's normalisation kernels (float32:
+    the fast emulation, float64: the exact one; see :func:`fused_multiply_add`)."""
+    return fused_multiply_add(a, b, c, exact=False)
 
 
 # ---------------------------------------------------------------------------- batch norm
