@@ -3341,3 +3341,17 @@ def test_sigmoid_is_pytorchs_kernel_step_by_step():
             got.append([np.where(np.isnan(v), np.float32(np.nan), v).tobytes()
                         for v in (y.detach().numpy(), t.grad.numpy())])
         assert got[0] == got[1], n
+
+
+def test_int_arguments_take_a_0d_integer_tensor_as_pytorchs_parser():
+    """polygamma's n and diag_embed's offset refused a 0-d integer tensor, which PyTorch's argument parser
+    takes as an int (as kthvalue's and mode's did already: one check for all, promotion.check_arg_types)."""
+    x = al.tensor([1.5, 2.0])
+    assert al.polygamma(al.tensor(1), x).tolist() == al.polygamma(1, x).tolist()
+    assert al.diag_embed(x, al.tensor(1)).shape == (3, 3)
+    must = "(): argument '{}' (position 1) must be int, not {}"
+    for call, text in ((lambda: al.polygamma(True, x), "polygamma" + must.format("n", "bool")),
+                       (lambda: x.diag_embed(1.0), "diag_embed" + must.format("offset", "float"))):
+        with pytest.raises(TypeError) as raised:
+            call()
+        assert str(raised.value) == text

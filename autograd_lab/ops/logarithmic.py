@@ -59,22 +59,23 @@ def _lane_sum(e: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
     floats: 8 + 8, 4 + 4, 2 + 2, 1 + 1). Products of a last partial vector are fused into their sums (one
     rounding: the compiler contracts that multiply and add; not those of whole vectors)."""
     n, lanes = e.shape[-1], avx512_bytes() // e.itemsize
-    if n < lanes or times is None:
-        e = e if times is None else e * times
+    terms = e if times is None else e * times  # (each product rounded, as those of whole vectors are)
     if n < lanes:
-        total = e[..., 0:1].copy()
+        total = terms[..., 0:1].copy()
         for j in range(1, n):
-            total += e[..., j:j + 1]
+            total += terms[..., j:j + 1]
         return total
     full = n - n % lanes
-    acc = e[..., :lanes] * (1 if times is None else times[..., :lanes])
+    acc = terms[..., :lanes].copy()
     for start in range(lanes, full, lanes):
-        acc += e[..., start:start + lanes] * (1 if times is None else times[..., start:start + lanes])
-    if times is None or e.dtype != np.float32:  # (float64's fused multiply-add is not copied: see README)
-        acc[..., :n - full] += e[..., full:] * (1 if times is None else times[..., full:])
-    else:  # float32's fused multiply-add: the product exact in double, the sum rounded there, then to float
-        tail = acc[..., :n - full]
+        acc += terms[..., start:start + lanes]
+    tail = acc[..., :n - full]
+    # the last partial vector's products are fused into the sum: float32's exact in double, the sum rounded
+    # there, then to float (float64's fusing is not copied: see README)
+    if times is not None and e.dtype == np.float32:
         tail[...] = np.multiply(e[..., full:], times[..., full:], dtype=np.float64) + tail
+    else:
+        tail += terms[..., full:]
     while lanes > 1:
         lanes //= 2
         acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]

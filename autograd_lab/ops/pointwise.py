@@ -34,6 +34,7 @@ from .promotion import (
     _not_implemented,
     as_operand,
     avx512_bytes,
+    check_arg_types,
     iterator_layout,
     result_dtype,
     rounded_once,
@@ -247,8 +248,7 @@ def sleef_expf(d: np.ndarray) -> np.ndarray:
         np.multiply(u, s, out=wide, dtype=np.float64)
         wide += c
         u[...] = wide
-    np.multiply(s, s, out=u)  # u = 1 + fma(s * s, u, s)
-    np.multiply(u, wide.astype(np.float32), out=wide, dtype=np.float64)
+    np.multiply(s * s, u, out=wide, dtype=np.float64)  # u = 1 + fma(s * s, u, s)
     wide += s
     u[...] = wide
     u += np.float32(1)
@@ -1228,7 +1228,7 @@ class Polygamma(Function):
 
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The ``n``-th derivative of :func:`digamma` (``torch.polygamma``)."""
-    _check_order("polygamma", n)
+    check_arg_types("polygamma", False, ("n", 1, n, int))
     if not isinstance(input, Tensor):
         raise TypeError("polygamma(): argument 'input' (position 2) must be Tensor, not "
                         f"{type(input).__name__}")
@@ -1243,13 +1243,9 @@ class PolygammaInplace(Polygamma):
 
 def polygamma_(a: Tensor, n: int) -> Tensor:
     """``polygamma(n, a)`` written into ``a`` (``Tensor.polygamma_``)."""
-    _check_order("polygamma_", n)
+    check_arg_types("polygamma_", False, ("n", 1, n, int))
     return inplace(a, PolygammaInplace.apply, int(n))
 
-
-def _check_order(name: str, n: Any) -> None:
-    if type(n) is not int and not isinstance(n, np.integer):  # (PyTorch's argument parser: no bool)
-        raise TypeError(f"{name}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
 
 
 class NotImplementedBackward(Function):

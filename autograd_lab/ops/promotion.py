@@ -454,6 +454,20 @@ def _need_tensors(name: str, method: bool, *named: tuple[str, Any]) -> None:
                             f"{type(value).__name__}")
 
 
+def check_arg_types(fn: str, method: bool, *args: tuple[str, int, Any, type]) -> None:
+    """PyTorch's argument parser's TypeError for an int or bool argument of another type: each arg is
+    ``(name, position, value, int or bool)``, its position counted from 1 in the function, ``input``
+    first (the method's, without ``input``, one less). (An argument given by keyword: PyTorch's text
+    names no position.)"""
+    for name, position, value, kind in args:
+        is_bool = isinstance(value, (bool, np.bool_))
+        ok = is_bool if kind is bool else not is_bool and (isinstance(value, (int, np.integer)) or (
+            isinstance(value, Tensor) and value._data.ndim == 0 and value._data.dtype.kind in "iu"))
+        if not ok:
+            raise TypeError(f"{fn}(): argument '{name}' (position {position - method}) must be "
+                            f"{kind.__name__}, not {type(value).__name__}")
+
+
 def _invalid_combination(name: str, args: tuple, signatures: list[str]) -> TypeError:
     got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
     lines = "".join(f" * ({s})\n" for s in signatures)

@@ -20,6 +20,7 @@ from .inplace import empty_preserving
 from .promotion import (
     _invalid_combination,
     _not_implemented,
+    check_arg_types,
     in_order,
     result_dtype,
     row_major,
@@ -708,10 +709,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, *
     if not isinstance(input, Tensor):
         raise TypeError("diag_embed(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    for position, (name, value) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2)), start=2):
-        if type(value) is not int and not isinstance(value, np.integer):
-            raise TypeError(f"diag_embed(): argument '{name}' (position {position - _method}) must be int, "
-                            f"not {type(value).__name__}")
+    check_arg_types("diag_embed", _method, ("offset", 2, offset, int), ("dim1", 3, dim1, int),
+                    ("dim2", 4, dim2, int))
     if _wrap_dim(dim1, input.ndim + 1) == _wrap_dim(dim2, input.ndim + 1):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return DiagEmbed.apply(input, int(offset), int(dim1), int(dim2))

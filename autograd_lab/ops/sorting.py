@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from .comparison import MaskedFillTensor, masked_fill
 from .indexing import ScatterSrc, _Data
 from .inplace import empty_preserving
-from .promotion import _not_implemented
+from .promotion import _not_implemented, check_arg_types
 from .scalar import MulNumber
 from .view import SqueezeInplace, Transpose, Unsqueeze, broadcast_tensors
 
@@ -560,22 +560,8 @@ def nanmedian(a: Tensor, dim: Any = None, keepdim: bool = False, *, _method: boo
         if a._data.dtype == np.bool_:
             raise _not_implemented("median_cpu", a._data.dtype)
         return NanmedianAll.apply(a)
-    _check_args("nanmedian", _method, ("dim", 2, dim, int), ("keepdim", 3, keepdim, bool))
+    check_arg_types("nanmedian", _method, ("dim", 2, dim, int), ("keepdim", 3, keepdim, bool))
     return NanmedianResult(*_median_dim(NanmedianDim, a, int(dim), keepdim))
-
-
-def _check_args(fn: str, method: bool, *args: tuple[str, int, Any, type]) -> None:
-    """PyTorch's argument parser's TypeError for an int or bool argument of another type: each arg is
-    ``(name, position, value, int or bool)``, its position counted from 1 in the function, ``input``
-    first (the method's, without ``input``, one less). (An argument given by keyword: PyTorch's text
-    names no position.)"""
-    for name, position, value, kind in args:
-        is_bool = isinstance(value, (bool, np.bool_))
-        ok = is_bool if kind is bool else not is_bool and (isinstance(value, (int, np.integer)) or (
-            isinstance(value, Tensor) and value._data.ndim == 0 and value._data.dtype.kind in "iu"))
-        if not ok:
-            raise TypeError(f"{fn}(): argument '{name}' (position {position - method}) must be "
-                            f"{kind.__name__}, not {type(value).__name__}")
 
 
 # ---------------------------------------------------------------------------- kthvalue
@@ -602,7 +588,8 @@ class Kthvalue(_PickAlongDim):
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, _method: bool = False) -> Any:
     """``(values, indices)`` of the ``k``-th smallest element along ``dim`` (``torch.kthvalue``; NaN
     counts as the largest value)."""
-    _check_args("kthvalue", _method, ("k", 2, k, int), ("dim", 3, dim, int), ("keepdim", 4, keepdim, bool))
+    check_arg_types("kthvalue", _method, ("k", 2, k, int), ("dim", 3, dim, int),
+                    ("keepdim", 4, keepdim, bool))
     k, dim = int(k), int(dim)
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d] if input._data.ndim else 1
@@ -691,7 +678,7 @@ class Mode(_PickAlongDim):
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, _method: bool = False) -> Any:
     """``(values, indices)`` of the most frequent value along ``dim`` (``torch.mode``): the smallest of
     those equally frequent, and one of its places (see :meth:`Mode.pick`)."""
-    _check_args("mode", _method, ("dim", 2, dim, int), ("keepdim", 3, keepdim, bool))
+    check_arg_types("mode", _method, ("dim", 2, dim, int), ("keepdim", 3, keepdim, bool))
     dim = int(dim)
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim and input._data.shape[d] == 0:
