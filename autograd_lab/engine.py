@@ -41,6 +41,7 @@ from .function import (
     AccumulateGrad,
     Node,
     _anomaly,
+    as_tensors,
     checked_hook_result,
     gradient_edge,
     hook_name,
@@ -235,6 +236,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
         heapq.heapify(ready)
         start = (None, None)
     anomaly = _anomaly["enabled"]  # (else each node's apply is called directly)
+    on_arrays = not create_graph  # (nodes with backward_arrays then pass arrays to each other)
     # grad mode as create_graph says, and IEEE results without NumPy's warnings, as run_backward's `with`
     # (the two switched by hand: their context managers cost a microsecond of every backward)
     state = grad_mode._state
@@ -249,9 +251,11 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                 node = heapq.heappop(ready)[2]
                 grads_in = buffers.pop(node)
             if node._hooked or anomaly:
-                grads_out = _call_function(node, grads_in)
+                grads_out = _call_function(node, as_tensors(grads_in))
+            elif on_arrays and node._on_arrays:  # gradients as arrays from node to node
+                grads_out = node.apply_arrays(grads_in)
             else:
-                grads_out = node.apply(*grads_in)
+                grads_out = node.apply(*as_tensors(grads_in))
             if not retain_graph:
                 node._release()
             edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
@@ -269,7 +273,7 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
                         if getrefcount(g) == _HANDED_OVER:
                             nxt.take(g)
                         else:
-                            nxt.apply(g)
+                            nxt.apply(g if g is None or type(g) is Tensor else Tensor._make(g))
                         continue
                     n = nxt._num_outputs
                     buf = [None] * (n if n > nr else nr + 1)
@@ -579,6 +583,10 @@ def _accumulate(old: Tensor, new: Tensor) -> Tensor:
     create_graph (``old + new``); else, on the arrays, "in place" into ``old`` where PyTorch can (it is
     dense and no view or other gradient shares it: the sum keeps ``old``'s layout, in a new array),
     otherwise as ``old + new`` (TensorIterator's layout, ``old`` deciding first)."""
+    if type(old) is not Tensor or type(new) is not Tensor:  # arrays from apply_arrays: as Tensors
+        same = old is new
+        old = old if type(old) is Tensor else Tensor._make(old)
+        new = old if same else new if type(new) is Tensor else Tensor._make(new)
     if grad_mode._state.enabled:
         return old + new
     a, b = old._data, new._data

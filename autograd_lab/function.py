@@ -70,6 +70,7 @@ class Node:
     _num_outputs = 1
     # most nodes never get a hook: the dicts are made on first use, and _hooked tells the engine
     _hooked = False
+    _on_arrays = False  # its op has backward_arrays (BackwardNode), gradients as arrays (see apply_arrays)
     _tensor_hooks: dict[int, dict[int, Callable]] = _HookDict(dict)
     _retained: dict[int, weakref.ref] = _HookDict(dict)
     _pre_hooks: dict[int, Callable] = _HookDict(dict)
@@ -431,6 +432,9 @@ class BackwardNode(Node, FunctionCtx):
             self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
+        if self._on_arrays and not _GRAD.enabled and _plain(grad_outputs):  # no graph to build: on arrays
+            return tuple([g if g is None or type(g) is Tensor else Tensor._make(g)
+                          for g in self.apply_arrays([g._data for g in grad_outputs])])
         if (grad_outputs[0] is None if len(grad_outputs) == 1 else _has_none(grad_outputs)
                 ) and self.materialize_grads:  # unused outputs: zeros
             if self._builtin and all(g is None for g in grad_outputs):  # PyTorch's own nodes: no gradient
@@ -467,6 +471,54 @@ class BackwardNode(Node, FunctionCtx):
                     grads = (*grads[:i], _validate_grad(self, i, g, shape, dtype), *grads[i + 1:])
             i += 1
         return grads
+
+
+    def apply_arrays(self, grads: list[Any]) -> tuple[Any, ...]:
+        """:meth:`apply` for the engine's plain backward (no create_graph, no hooks) of a node whose op has
+        ``backward_arrays``: gradients in and out as arrays (a plain Tensor, never changed in place and no
+        view, is taken as its array). A gradient of another shape or dtype than its input is brought to it
+        as ``apply`` does, and leaves as that Tensor. Anything else (a None, a changed or view gradient)
+        takes ``apply``."""
+        i = 0
+        for g in grads:
+            if type(g) is Tensor:
+                if g._base is not None or g._counter is not None and g._counter.value:
+                    return self.apply(*as_tensors(grads))
+                grads[i] = g._data
+            elif g is None:
+                return self.apply(*as_tensors(grads))
+            i += 1
+        if self._saved is None:  # (a built-in node: freed is freed, whatever it is asked)
+            raise RuntimeError(FREED_MESSAGE)
+        result = self._forward_cls.backward_arrays(self, *grads)
+        positions = self._tensor_positions
+        if len(positions) != self._num_inputs:
+            result = tuple([result[pos] for pos in positions])
+        meta = self._input_meta
+        i = 0
+        for g in result:
+            if g is not None:
+                shape, dtype = meta[i]
+                d = g._data if type(g) is Tensor else g  # (a Tensor: a gradient that carries a version)
+                if d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
+                    fixed = _validate_grad(self, i, g if type(g) is Tensor else Tensor._make(g), shape, dtype)
+                    result = (*result[:i], fixed, *result[i + 1:])
+            i += 1
+        return result
+
+
+def _plain(grads: tuple) -> bool:
+    """Whether every gradient is a Tensor that was never changed in place and is no view: what
+    ``backward_arrays`` may take as its array (an array has no version to carry)."""
+    for g in grads:
+        if type(g) is not Tensor or g._base is not None or g._counter is not None and g._counter.value:
+            return False
+    return True
+
+
+def as_tensors(grads: list[Any] | tuple[Any, ...]) -> list[Tensor | None]:
+    """Gradients as Tensors (the engine passes arrays between nodes that take them: see apply_arrays)."""
+    return [g if g is None or type(g) is Tensor else Tensor._make(g) for g in grads]
 
 
 def _number_dtype(number: Any) -> type:
@@ -563,11 +615,12 @@ class AccumulateGrad(Node):
     """The node at the end of every path: adds the arriving gradient into ``variable.grad``."""
 
     __slots__ = ("variable",)
+    # the same for every one (class attributes, not set per node: a leaf's AccumulateGrad is made again
+    # whenever the graph holding it died, in every training step)
+    _sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
+    _edges = ()
 
     def __init__(self, variable: Tensor) -> None:
-        # Node.__init__ inline: a leaf's AccumulateGrad is made again whenever the graph holding it died
-        self._sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
-        self._edges = ()
         self.variable = variable
         if _anomaly["enabled"]:
             self._forward_trace = _user_stack()
@@ -620,14 +673,33 @@ class AccumulateGrad(Node):
         PyTorch's AccumulateGrad steals a gradient no other tensor uses (its version too). No copy: a
         training step's weight gradients are kept as the matrix products made them."""
         var = self.variable
+        if type(grad) is not Tensor:  # an array from apply_arrays, nothing else holding it (the engine
+            # checked): .grad as it is where it owns its memory and has the variable's dtype and strides
+            if (var._grad is None and var._requires_grad and not _GRAD.enabled and grad.base is None
+                    and grad.dtype is var._data.dtype and grad.strides == var._data.strides
+                    and not var._post_accumulate_grad_hooks):
+                var._grad = Tensor._make(grad)
+                return ()
+            return self.apply(Tensor._make(grad))
         data = grad._data
         if (var._grad is None and var._requires_grad and not _GRAD.enabled and type(grad) is Tensor
-                and grad._grad_fn is None and not grad._requires_grad and grad._base is None
-                and data.base is None and sys.getrefcount(data) == 3  # (grad._data, data, the argument)
+                and grad._grad_fn is None and not grad._requires_grad
                 and data.dtype is var._data.dtype and data.strides == var._data.strides
+                and sys.getrefcount(data) == 3  # (grad._data, data, the argument)
                 and not var._post_accumulate_grad_hooks):
-            var._grad = grad
-            return ()
+            base = grad._base
+            if base is None:
+                if data.base is None:
+                    var._grad = grad
+                    return ()
+            # a view of a sum nothing else holds (a bias's gradient, summed over the batch: see
+            # _validate_grad): PyTorch takes it as ``grad.detach()``, no view, sharing its version
+            elif (base._base is None and data.base is base._data and base._data.base is None
+                  and sys.getrefcount(base) == 3 and sys.getrefcount(base._data) == 3):
+                # (base: grad._base, base, the argument; its array: base._data, data.base, the argument)
+                grad._base = grad._view_meta = None
+                var._grad = grad
+                return ()
         return self.apply(grad)
 
 
@@ -677,7 +749,10 @@ def accumulate_node(leaf: Tensor) -> AccumulateGrad:
     graph holds it any more."""
     ref = leaf._accumulate_ref
     if ref is None or (node := ref()) is None:
-        node = AccumulateGrad(leaf)
+        node = object.__new__(AccumulateGrad)  # AccumulateGrad(leaf), its __init__ inline
+        node.variable = leaf
+        if _anomaly["enabled"]:
+            node._forward_trace = _user_stack()
         leaf._accumulate_ref = weakref.ref(node)
     return node
 
@@ -716,6 +791,12 @@ class Function:
     # what forward sets on ctx in the common case, as defaults of the node class: a node with nothing
     # else set on it gets no __dict__ (AddBackward0's alpha of 1)
     node_defaults: ClassVar[dict[str, Any]] = {}
+    # the hottest built-in ops' backward once more, on NumPy arrays, for when no graph of the derivative is
+    # built (no create_graph): ``backward_arrays(ctx, *grad_arrays)`` returns an array or None per argument
+    # of forward (a Tensor where the gradient has a version, as one made in place). The engine hands such
+    # nodes arrays, no Tensor made between two nodes (issue 17); backward, in Tensor ops, stays the
+    # formula (and is what create_graph records).
+    backward_arrays: ClassVar[Callable[..., tuple] | None] = None
     _backward_cls: ClassVar[type[BackwardNode]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -725,7 +806,8 @@ class Function:
         cls._backward_cls = type(
             name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__,
                                     "__qualname__": name, "__slots__": (), **cls.node_defaults,
-                                    "_builtin": cls.__module__.startswith("autograd_lab.")}
+                                    "_builtin": cls.__module__.startswith("autograd_lab."),
+                                    "_on_arrays": cls.backward_arrays is not None}
         )
 
     @staticmethod

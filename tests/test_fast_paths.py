@@ -567,3 +567,110 @@ def test_a_new_grad_has_the_variables_layout_as_pytorchs():
         assert got[0][:2] == ({"transposed gradient": (3, 1), "transposed leaf": (1, 2)}[name],
                               name == "transposed gradient"), name
         assert len(set(map(repr, got))) == 1, (name, got)
+
+
+def test_a_bias_gradient_summed_over_the_batch_becomes_grad_without_a_copy(monkeypatch):
+    """A bias's gradient is the sum of its broadcast gradient over the batch, viewed without the leading
+    dim: PyTorch's AccumulateGrad takes that view as ``grad.detach()`` (no copy, no view, its version).
+    Where the sum's array is itself a view (of a broadcast gradient's sum, above), it is copied."""
+    copies = []
+    real = function._grad_copy
+    monkeypatch.setattr(function, "_grad_copy", lambda g, v: (copies.append(g.shape), real(g, v))[1])
+    got = []
+    for m in (al, torch) if torch is not None else (al,):
+        x = m.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3) - 5)
+        w = m.tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2), requires_grad=True)
+        b = m.tensor([0.5, -0.25], requires_grad=True)
+        (x @ w + b).relu().sum().backward()
+        first = (b.grad.tolist(), b.grad._version, b.grad._is_view(), b.grad._base is None, b.grad.stride())
+        (x @ w + b).relu().sum().backward()  # the second gradient added in place
+        got.append((first, b.grad.tolist(), b.grad._version))
+    assert copies == []  # neither w's nor b's gradient copied
+    assert got[0][0][2:] == (False, True, (1,)) and got[0][0][1] == 0 and got[0][2] == 1
+    assert len({repr(g) for g in got}) == 1, got
+
+
+def _array_nodes(monkeypatch) -> list:
+    """The names of the nodes the engine runs on arrays (apply_arrays given arrays, or plain Tensors it
+    takes as their arrays), with whether the gradients came as arrays."""
+    seen = []
+    real = function.BackwardNode.apply_arrays
+
+    def spy(self, grads):
+        arrays = all(isinstance(g, np.ndarray | np.generic) for g in grads)
+        plain = all(g is not None and (type(g) is not al.Tensor or function._plain((g,))) for g in grads)
+        if arrays or plain:
+            seen.append((self.name(), arrays))
+        return real(self, grads)
+    monkeypatch.setattr(function.BackwardNode, "apply_arrays", spy)
+    return seen
+
+
+ARRAY_OPS = {  # ops whose node has backward_arrays (its name), each a function of a tensor requiring grad
+    "mul": ("MulBackward0", lambda t: t * t * 0.5),
+    "add alpha": ("AddBackward0", lambda t: t.add(t * 3, alpha=2)),
+    "sub alpha": ("SubBackward0", lambda t: t.sub(t.exp(), alpha=0.5)),
+    "neg": ("NegBackward0", lambda t: -t),
+    "mm": ("MmBackward0", lambda t: t @ t.t()),
+    "mm transposed": ("MmBackward0", lambda t: t.t() @ t),
+    "relu": ("ReluBackward0", lambda t: (t - 0.5).relu()),
+    "log_softmax": ("LogSoftmaxBackward0", lambda t: t.log_softmax(1)),
+    "index": ("IndexBackward0", lambda t: t[[0, 1, 1], [2, 0, 2]]),
+    "mean": ("MeanBackward0", lambda t: t.mean()),
+    "mean dim": ("MeanBackward1", lambda t: t.mean(0, keepdim=True)),
+}
+
+
+@pytest.mark.parametrize("op", ARRAY_OPS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradients_pass_between_nodes_as_arrays_with_the_tensor_formulas_values(monkeypatch, op, dtype):
+    """Without create_graph the engine hands arrays from node to node (``backward_arrays``): the
+    gradients are those of the Tensor formulas (backward, as create_graph records it), bit for bit, and
+    PyTorch's, with the dtype, layout and version PyTorch gives ``.grad``."""
+    seen = _array_nodes(monkeypatch)
+    data = np.random.default_rng(1).standard_normal((2, 3)).astype(dtype)
+    name, fn = ARRAY_OPS[op]
+    x = al.tensor(data, requires_grad=True)
+    y = fn(x)
+    weights = al.tensor(np.linspace(0.5, 2, y.numel(), dtype=dtype).reshape(y.shape))
+    (y * weights).mean().backward()
+    assert (name, True) in seen, seen  # (the gradient from (y * weights)'s node: an array)
+    x2 = al.tensor(data, requires_grad=True)
+    y2 = fn(x2)
+    (formula,) = al.autograd.grad((y2 * weights).mean(), x2, create_graph=True)
+    assert np.array_equal(x.grad._data, formula._data) and x.grad.dtype == formula.dtype, op
+    if torch is not None:
+        t = torch.tensor(data, requires_grad=True)
+        (fn(t) * torch.tensor(weights._data)).mean().backward()
+        if op in ("mm", "mm transposed", "log_softmax"):  # their last bits differ (README)
+            tol = 1e-6 if dtype == np.float32 else 1e-14
+            np.testing.assert_allclose(x.grad._data, t.grad.numpy(), rtol=tol, atol=tol)
+        else:
+            assert np.array_equal(x.grad._data, t.grad.numpy()), op
+        assert (x.grad.stride(), x.grad._version) == (t.grad.stride(), t.grad._version), op
+
+
+def test_a_gradient_with_a_version_or_a_view_is_handed_on_as_a_tensor(monkeypatch):
+    """An array has no version: a gradient summed in the engine's buffer (version 1, as PyTorch's in-place
+    add counts it) reaches the next node as the Tensor, and ``.grad`` keeps PyTorch's version; hooks and
+    retain_grad see Tensors; a second backward through a freed node raises PyTorch's error."""
+    seen = _array_nodes(monkeypatch)
+    got = []
+    for m in (al, torch) if torch is not None else (al,):
+        x = m.tensor([1.0, -2.0], requires_grad=True)
+        y = x * 3
+        z = y * y  # y's node gets two gradients, summed (version 1)
+        hooked = []
+        y.register_hook(lambda g, hooked=hooked: hooked.append((type(g).__name__, g.tolist(), g._version)))
+        z.retain_grad()
+        z.sum().backward(retain_graph=True)
+        got.append((x.grad.tolist(), x.grad._version, hooked, z.grad.tolist(), type(z.grad).__name__))
+        (x * 2).sum().backward()
+        with pytest.raises(RuntimeError) as e:
+            (z * 1).sum().backward()
+            (z * 1).sum().backward()
+        got.append((x.grad.tolist(), x.grad._version, str(e.value)))
+    assert got[0][0] == [18.0, -36.0] and got[0][2][0][0] == "Tensor" and got[0][4] == "Tensor"
+    assert ("MulBackward0", True) in seen
+    if torch is not None:
+        assert got[:2] == got[2:], got

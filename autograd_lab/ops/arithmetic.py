@@ -129,6 +129,10 @@ class Add(Function):
         # (PyTorch's maybe_multiply: a number times the gradient, MulBackward1 under create_graph)
         return grad, (grad if ctx.alpha == 1 else MulNumber.apply(grad, ctx.alpha)), None
 
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
+        return g, (g if ctx.alpha == 1 else MulNumber.apply(Tensor._make(g), ctx.alpha)._data), None
+
 
 def add(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * other`` (``torch.add``)."""
@@ -172,6 +176,11 @@ class Sub(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, None]:
         return grad, (-grad if ctx.alpha == 1 else MulNumber.apply(-grad, ctx.alpha)), None
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
+        minus = np.negative(g)
+        return g, (minus if ctx.alpha == 1 else MulNumber.apply(Tensor._make(minus), ctx.alpha)._data), None
 
 
 def sub(a: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -240,13 +249,13 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        if not _GRAD.enabled:  # no graph to build: forward's kernel and cast, on arrays
-            a, b = ctx.saved_arrays
-            g = grad._data
-            return (None if b is None else Tensor._make(_product(g, b)),
-                    None if a is None else Tensor._make(_product(g, a)))
         a, b = ctx.saved_tensors
         return (grad * b if b is not None else None), (grad * a if a is not None else None)
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        a, b = ctx.saved_arrays  # forward's kernel and cast
+        return None if b is None else _product(g, b), None if a is None else _product(g, a)
 
 
 def _product(g: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -355,9 +364,11 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        if not grad_mode.is_grad_enabled():  # no graph to build: the kernel alone
-            return Tensor._make(np.negative(grad._data))
         return -grad
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray]:
+        return (np.negative(g),)
 
 
 def neg(a: Tensor) -> Tensor:

@@ -142,10 +142,11 @@ def _saved_indices(node: Any) -> tuple[Tensor | None, ...]:
 
 
 def _index_backward(grad: Tensor, shape: tuple[int, ...], key: tuple) -> Tensor:
-    """The gradient of ``a[key]`` (index tensors in ``key``) for ``a`` of ``shape``."""
-    if not grad_mode.is_grad_enabled():  # no graph to build: the kernel, on the arrays
-        return Tensor._make(_scatter(grad._data, shape, key, True))
-    return IndexPutImpl.apply(Tensor._make(np.zeros(shape, grad._data.dtype)), grad, key)
+    """The gradient of ``a[key]`` (index tensors in ``key``) for ``a`` of ``shape``: PyTorch's
+    ``_index_put_impl_`` into zeros, in place (version 1)."""
+    out = IndexPutImpl.apply(Tensor._make(np.zeros(shape, grad._data.dtype)), grad, key)
+    out._version_counter.value += 1
+    return out
 
 
 class Select(Function):
@@ -396,6 +397,12 @@ class Index(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
         return _index_backward(grad, ctx.shape, _saved_key(ctx)), None
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[Tensor, None]:
+        out = Tensor._make(_scatter(g, ctx.shape, _saved_key(ctx), True))
+        out._version_counter.value = 1  # (PyTorch's index_put_ into the zeros, in place)
+        return out, None
 
 
 def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:

@@ -142,14 +142,16 @@ class Mm(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
-        g = grad._data
-        if not is_grad_enabled() and (a is None or a._data.dtype == g.dtype) and (
-                b is None or b._data.dtype == g.dtype):
-            # no create_graph, nothing to record: the same products on the arrays (issue 17)
-            col_a, col_b = ctx.column_major
-            return (None if b is None else Tensor._make(_mm(b._data, g.T).T if col_a else _mm(g, b._data.T)),
-                    None if a is None else Tensor._make(_mm(g.T, a._data).T if col_b else _mm(a._data.T, g)))
         return _product_grads(grad, a, b, *ctx.column_major)
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        a, b = ctx.saved_arrays
+        if (a is not None and a.dtype != g.dtype) or (b is not None and b.dtype != g.dtype):
+            return tuple(None if t is None else t._data for t in Mm.backward(ctx, Tensor._make(g)))
+        col_a, col_b = ctx.column_major  # the same products as backward's
+        return (None if b is None else _mm(b, g.T).T if col_a else _mm(g, b.T),
+                None if a is None else _mm(g.T, a).T if col_b else _mm(a.T, g))
 
 
 def _product_grads(grad: Tensor, a: Tensor | None, b: Tensor | None, col_a: bool,

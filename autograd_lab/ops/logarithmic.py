@@ -11,7 +11,6 @@ from ..dtypes import quiet as _quiet
 from ..dtypes import scalar_type_name
 from ..dtypes import wrap_dim as _wrap_dim
 from ..function import SAVES_RESULT, Function, fast_unary
-from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .pointwise import _exp, sleef_expf
 from .promotion import avx512_bytes, row_major
@@ -159,11 +158,13 @@ class LogSoftmax(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        if not is_grad_enabled():  # no graph to build: LogSoftmaxBackwardData's kernel, on the arrays
-            (y,) = ctx.saved_arrays
-            return Tensor._make(_log_softmax_grad(grad._data, y, ctx.dim)), None
         (y,) = ctx.saved_tensors
         return LogSoftmaxBackwardData.apply(grad, y, ctx.dim), None
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray, None]:
+        (y,) = ctx.saved_arrays  # LogSoftmaxBackwardData's kernel
+        return _log_softmax_grad(g, y, ctx.dim), None
 
 
 def _log_softmax_grad(g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:

@@ -338,11 +338,13 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tensor:
-        if not is_grad_enabled():  # no graph to build: ThresholdBackward's kernel, on the arrays
-            (out,) = ctx.saved_arrays
-            return Tensor._make(_threshold_grad(out, grad._data))
         (out,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad, out)
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray]:
+        (out,) = ctx.saved_arrays  # ThresholdBackward's kernel
+        return (_threshold_grad(out, g),)
 
 
 def _threshold_grad(out: np.ndarray, g: np.ndarray) -> np.ndarray:

@@ -164,15 +164,18 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        g = grad._data
-        if not is_grad_enabled() and g.dtype.kind == "f":  # no graph to build: the same kernels
-            g = np.true_divide(g, np.asarray(ctx.count, dtype=g.dtype))
-            kept = g if ctx.keepdim or not g.ndim else g.reshape(_kept_shape(ctx.shape, ctx.dims))
-            out = np.empty(ctx.shape, g.dtype)  # a new array, as PyTorch's division makes one (a 0-d g
-            out[...] = kept  # fills any shape); faster than np.broadcast_to's Python wrapper
-            return Tensor._make(out), None, None, None
         # PyTorch's order: expanded first, then divided by the count (a number: DivBackward1)
         return DivNumber.apply(ctx._forward_cls._spread(ctx, grad), ctx.count), None, None, None
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray, None, None, None]:
+        if g.dtype.kind != "f":
+            return ctx._forward_cls.backward(ctx, Tensor._make(g))[0]._data, None, None, None
+        g = np.true_divide(g, np.asarray(ctx.count, dtype=g.dtype))  # the same kernels
+        kept = g if ctx.keepdim or not g.ndim else g.reshape(_kept_shape(ctx.shape, ctx.dims))
+        out = np.empty(ctx.shape, g.dtype)  # a new array, as PyTorch's division makes one (a 0-d g fills
+        out[...] = kept  # any shape); faster than np.broadcast_to's Python wrapper
+        return out, None, None, None
 
     @staticmethod
     def _spread(ctx: Any, grad: Tensor) -> Tensor:
