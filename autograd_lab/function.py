@@ -186,10 +186,14 @@ class SavedTensor:
 
     def array(self, node: Node) -> np.ndarray:
         """What :meth:`unpack` gives, as its array alone (a formula that builds no graph needs no Tensor)."""
+        self.check_version(node)
+        return self.tensor._data if self.tensor is not None else self.data
+
+    def check_version(self, node: Node) -> None:
+        """Raise PyTorch's error if what was saved has been changed in place since."""
         counter = self._counter if self._counter is not None else self.tensor._counter
         if (0 if counter is None else counter.value) != self.version:
             raise RuntimeError(self._version_message(node))
-        return self.tensor._data if self.tensor is not None else self.data
 
     @classmethod
     def of_unchanged(cls, t: Tensor) -> SavedTensor:
@@ -379,7 +383,7 @@ class BackwardNode(Node, FunctionCtx):
             s = self._saved[i]
             if s is not None and type(s) is not tuple:
                 try:
-                    s.array(self) if isinstance(s, SavedTensor) else self._unpack(s)
+                    s.check_version(self) if isinstance(s, SavedTensor) else self._unpack(s)
                 except RuntimeError as e:
                     raise e from None
 
@@ -432,9 +436,8 @@ class BackwardNode(Node, FunctionCtx):
             self._saved = None
 
     def apply(self, *grad_outputs: Tensor | None) -> tuple[Tensor | None, ...]:
-        if self._on_arrays and not _GRAD.enabled and _plain(grad_outputs):  # no graph to build: on arrays
-            return tuple([g if g is None or type(g) is Tensor else Tensor._make(g)
-                          for g in self.apply_arrays([g._data for g in grad_outputs])])
+        if self._on_arrays and not _GRAD.enabled and _all_tensors(grad_outputs):  # no graph: on arrays
+            return tuple(as_tensors(self.apply_arrays(list(grad_outputs))))
         if (grad_outputs[0] is None if len(grad_outputs) == 1 else _has_none(grad_outputs)
                 ) and self.materialize_grads:  # unused outputs: zeros
             if self._builtin and all(g is None for g in grad_outputs):  # PyTorch's own nodes: no gradient
@@ -474,16 +477,19 @@ class BackwardNode(Node, FunctionCtx):
 
 
     def apply_arrays(self, grads: list[Any]) -> tuple[Any, ...]:
-        """:meth:`apply` for the engine's plain backward (no create_graph, no hooks) of a node whose op has
-        ``backward_arrays``: gradients in and out as arrays (a plain Tensor, never changed in place and no
-        view, is taken as its array). A gradient of another shape or dtype than its input is brought to it
-        as ``apply`` does, and leaves as that Tensor. Anything else (a None, a changed or view gradient)
-        takes ``apply``."""
+        """:meth:`apply` on arrays, for a node whose op has ``backward_arrays``, when no graph is built (the
+        engine's plain backward; ``apply`` with grad mode off): gradients come in as arrays or Tensors
+        (taken as their arrays) and leave as arrays. An incoming Tensor that carries something an array
+        does not (a version, from a change in place; being a view), passed on as it is (``a + b``'s
+        gradient), leaves as that Tensor; a gradient of another shape or dtype than its input is brought
+        to it as ``apply`` does, a Tensor too. A None (an unused output) takes ``apply``."""
+        carried = None  # id of an array -> the Tensor it came in, with a version or as a view
         i = 0
         for g in grads:
             if type(g) is Tensor:
                 if g._base is not None or g._counter is not None and g._counter.value:
-                    return self.apply(*as_tensors(grads))
+                    carried = carried or {}
+                    carried[id(g._data)] = g
                 grads[i] = g._data
             elif g is None:
                 return self.apply(*as_tensors(grads))
@@ -494,12 +500,15 @@ class BackwardNode(Node, FunctionCtx):
         positions = self._tensor_positions
         if len(positions) != self._num_inputs:
             result = tuple([result[pos] for pos in positions])
+        if carried is not None:
+            result = tuple([carried.get(id(g), g) if g is not None and type(g) is not Tensor else g
+                            for g in result])
         meta = self._input_meta
         i = 0
         for g in result:
             if g is not None:
                 shape, dtype = meta[i]
-                d = g._data if type(g) is Tensor else g  # (a Tensor: a gradient that carries a version)
+                d = g._data if type(g) is Tensor else g
                 if d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
                     fixed = _validate_grad(self, i, g if type(g) is Tensor else Tensor._make(g), shape, dtype)
                     result = (*result[:i], fixed, *result[i + 1:])
@@ -507,11 +516,9 @@ class BackwardNode(Node, FunctionCtx):
         return result
 
 
-def _plain(grads: tuple) -> bool:
-    """Whether every gradient is a Tensor that was never changed in place and is no view: what
-    ``backward_arrays`` may take as its array (an array has no version to carry)."""
+def _all_tensors(grads: tuple) -> bool:
     for g in grads:
-        if type(g) is not Tensor or g._base is not None or g._counter is not None and g._counter.value:
+        if type(g) is not Tensor:
             return False
     return True
 

@@ -29,7 +29,7 @@ from ..dtypes import quiet_off, quiet_on
 from ..function import FREED_MESSAGE, Node, SavedTensor, _op_name, gradient_edge
 from ..tensor import INFERENCE_MODE, Tensor
 from .comparison import masked_fill
-from .promotion import dense_order, empty_in_order
+from .promotion import dense_order, empty_in_order, fused_multiply_add
 from .view import AsStrided, AsStridedScatter, _strided, as_strided, view_index
 
 
@@ -325,11 +325,17 @@ def _check_inplace(t: Tensor, args: tuple) -> None:
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
+def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any, alpha: Any = 1) -> bool:
     """``t += other`` (``-=``, ``*=``) on the array itself, when nothing is recorded and nothing can go
     wrong: a float ``t`` of its own memory, ``other`` a number or a tensor of its shape and dtype that
-    does not share t's memory. (The optimizer's ``p -= lr * p.grad``: no copy, no node, issue 17.)
+    does not share t's memory. (The optimizer's ``p -= lr * p.grad``: no copy, no node, issue 17.) With
+    ``alpha`` (a number; ``add_``/``sub_`` only): ``t + alpha * other`` fused as add's kernel computes it
+    (the optimizers' ``p.add_(grad, alpha=-lr)``).
     Returns False, having done nothing, in every other case: :func:`inplace` then applies the rules."""
+    if type(alpha) is not int or alpha != 1:
+        if ufunc is not np.add and ufunc is not np.subtract or type(alpha) not in (int, float) or (
+                type(other) is not Tensor):
+            return False
     data = t._data
     if data.dtype.kind != "f" or t._base is not None or t._is_inference or not data.flags.writeable:
         return False
@@ -347,7 +353,11 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
         return False  # recorded: the general path
     token = quiet_on()
     try:
-        ufunc(data, o, out=data)
+        if type(alpha) is not int or alpha != 1:  # (add's _plus_scaled, written into t)
+            scale = data.dtype.type(alpha if ufunc is np.add else -alpha)
+            np.copyto(data, fused_multiply_add(o, scale, data, exact=False))
+        else:
+            ufunc(data, o, out=data)
     finally:
         quiet_off(token)
     t._version_counter.value += 1

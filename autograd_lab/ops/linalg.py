@@ -148,8 +148,8 @@ class Mm(Function):
     def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         a, b = ctx.saved_arrays
         if (a is not None and a.dtype != g.dtype) or (b is not None and b.dtype != g.dtype):
-            return tuple(None if t is None else t._data for t in Mm.backward(ctx, Tensor._make(g)))
-        col_a, col_b = ctx.column_major  # the same products as backward's
+            return Mm.backward(ctx, Tensor._make(g))  # (promoted: backward's Tensors)
+        col_a, col_b = ctx.column_major  # _product_grads' products, in its layouts (addmm's too)
         return (None if b is None else _mm(b, g.T).T if col_a else _mm(g, b.T),
                 None if a is None else _mm(g.T, a).T if col_b else _mm(a.T, g))
 
@@ -366,6 +366,8 @@ def _combine(a: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.ndarr
     out = prod if alpha == 1 else prod * np.asarray(alpha, dtype=dt)
     if beta != 0:
         out = out + (a if beta == 1 else a * np.asarray(beta, dtype=dt))
+    if out.shape == prod.shape and out.dtype == dt and out.flags.c_contiguous:
+        return out  # (a new array already: the product's, or the sum's)
     return np.array(np.broadcast_to(out, prod.shape), dtype=dt)
 
 
@@ -391,6 +393,14 @@ class Addmm(Function):
         return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
                 None if grad1 is None else _scaled(grad1, ctx.alpha),
                 None if grad2 is None else _scaled(grad2, ctx.alpha), None, None)
+
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple:
+        m1, m2 = ctx.saved_arrays
+        if ctx.beta != 1 or ctx.alpha != 1 or any(m is not None and m.dtype != g.dtype for m in (m1, m2)):
+            return Addmm.backward(ctx, Tensor._make(g))  # (scaled or promoted: backward's Tensors)
+        return (g if ctx.needs_input_grad[0] else None, *Mm.backward_arrays(ctx, g),
+                None, None)  # (the input's gradient summed to its shape by apply_arrays)
 
 
 def _check_product(mat1: Tensor, mat2: Tensor) -> None:

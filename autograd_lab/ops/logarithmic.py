@@ -110,6 +110,20 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         return SoftmaxBackwardData.apply(grad, y, ctx.dim), None
 
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray, None]:
+        (y,) = ctx.saved_arrays
+        return _softmax_grad(g, y, ctx.dim), None
+
+
+def _softmax_grad(g: np.ndarray, out: np.ndarray, dim: int) -> np.ndarray:
+    """``(grad - sum(grad * y)) * y`` along ``dim``: softmax's derivative, ``y`` its result."""
+    axis = _wrap_dim(dim, out.ndim) if out.ndim else None
+    if axis == out.ndim - 1 and g.dtype == out.dtype and g.dtype.char in "fd":  # PyTorch's lastdim kernel:
+        total = _lane_sum(np.ascontiguousarray(g), np.ascontiguousarray(out))  # sum(grad * y) in its
+        return np.ascontiguousarray((g - total) * out)  # lanes, then (grad - sum) * y
+    return out * (g - (g * out).sum(axis, keepdims=True))
+
 
 class SoftmaxBackwardData(Function):
     """softmax's derivative ``y * (grad - sum(grad * y))`` as one node, recorded as PyTorch's with
@@ -122,11 +136,7 @@ class SoftmaxBackwardData(Function):
     def forward(ctx: Any, grad: Tensor, y: Tensor, dim: int) -> Tensor:
         ctx.save_for_backward(grad, y)
         ctx.dim, ctx._saved_dim = dim, _given_dim(dim)
-        g, out, axis = grad._data, y._data, _wrap_dim(dim, y.ndim) if y.ndim else None
-        if axis == y.ndim - 1 and g.dtype == out.dtype and g.dtype.char in "fd":  # PyTorch's lastdim kernel:
-            total = _lane_sum(np.ascontiguousarray(g), np.ascontiguousarray(out))  # sum(grad * y) in its
-            return Tensor._make(np.ascontiguousarray((g - total) * out))  # lanes, then (grad - sum) * y
-        return Tensor._make(out * (g - (g * out).sum(axis, keepdims=True)))
+        return Tensor._make(_softmax_grad(grad._data, y._data, dim))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor, None]:

@@ -63,7 +63,8 @@ def inplace_of(fn: Callable[..., Tensor], *, check_first: bool = False, check: C
 
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if ufunc is not None and len(args) == 1 and not kwargs and ufunc_inplace(self, ufunc, args[0]):
+        if ufunc is not None and len(args) == 1 and (not kwargs or kwargs.keys() == {"alpha"}) and (
+                ufunc_inplace(self, ufunc, args[0], **kwargs)):
             return self
         kwargs.update(fixed)
         try:

@@ -62,6 +62,13 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray]:
+        (out,) = ctx.saved_arrays
+        if g.dtype != out.dtype:
+            return Exp.backward(ctx, Tensor._make(g))
+        return (iterator_layout(g * out, g, out),)
+
 
 def exp(a: Tensor) -> Tensor:
     """``e ** a`` (``torch.exp``)."""
@@ -191,6 +198,11 @@ class Tanh(Function):
         (out,) = ctx.saved_tensors
         return TanhBackward.apply(grad, out)
 
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray]:
+        (out,) = ctx.saved_arrays
+        return (_tanh_grad(g, out),)
+
 
 class TanhBackward(Function):
     """tanh's derivative ``grad * (1 - y²)`` as one node, recorded as PyTorch's with
@@ -202,12 +214,16 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
         ctx.save_for_backward(grad, y)
-        return Tensor._make(iterator_layout(grad._data * (1 - y._data * y._data), grad._data, y._data))
+        return Tensor._make(_tanh_grad(grad._data, y._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
         grad, y = ctx.saved_tensors  # PyTorch's formula, step by step: grad * (-2 * output * grad_output)
         return TanhBackward.apply(gg, y), gg * (MulNumber.apply(y, -2) * grad)
+
+
+def _tanh_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return iterator_layout(g * (1 - y * y), g, y)
 
 
 def tanh(a: Tensor) -> Tensor:
@@ -274,6 +290,11 @@ class Sigmoid(Function):
         (out,) = ctx.saved_tensors
         return SigmoidBackward.apply(grad, out)
 
+    @staticmethod
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray]:
+        (out,) = ctx.saved_arrays
+        return (_sigmoid_grad(g, out),)
+
 
 class SigmoidBackward(Function):
     """sigmoid's derivative ``grad * y * (1 - y)`` as one node, recorded as PyTorch's with
@@ -284,13 +305,17 @@ class SigmoidBackward(Function):
 
     @staticmethod
     def forward(ctx: Any, grad: Tensor, y: Tensor) -> Tensor:
-        ctx.save_for_backward(grad, y)  # (PyTorch's order: grad * (1 - y) * y)
-        return Tensor._make(iterator_layout(grad._data * (1 - y._data) * y._data, grad._data, y._data))
+        ctx.save_for_backward(grad, y)
+        return Tensor._make(_sigmoid_grad(grad._data, y._data))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor, Tensor]:
         grad, y = ctx.saved_tensors  # PyTorch's formula, step by step: grad * grad_output * (-2 * output + 1)
         return SigmoidBackward.apply(gg, y), gg * grad * AddNumber.apply(MulNumber.apply(y, -2), 1)
+
+
+def _sigmoid_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return iterator_layout(g * (1 - y) * y, g, y)  # (PyTorch's order: grad * (1 - y) * y)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -119,6 +119,11 @@ class _Recomputed(SavedTensor):
             self.frame.recompute()
         return super().unpack(node)
 
+    def array(self, node: Node) -> Any:  # (a backward on arrays reads it so: an ndarray)
+        if self.frame is not None:
+            self.frame.recompute()
+        return super().array(node)
+
 
 def _internal_nodes(outputs: list[Tensor], first: int) -> list[Node]:
     """The nodes recorded since sequence number ``first`` behind ``outputs``, in the order made."""

@@ -207,7 +207,7 @@ class NllLoss(Function):
         target, weight = boxed
         lp = logp._data
         class_dim = 1 if lp.ndim >= 2 else 0
-        rows = np.moveaxis(lp, class_dim, -1).reshape(-1, lp.shape[class_dim])
+        rows = _classes_last(lp, class_dim).reshape(-1, lp.shape[class_dim])
         kept, t, w = NllLoss._rows(lp, target._data, weight, ignore_index)
         losses = np.zeros(rows.shape[0], lp.dtype)
         losses[kept] = -w * rows[kept, t]
@@ -235,6 +235,11 @@ class NllLoss(Function):
         return derivative.apply(grad, logp, boxed, ctx.reduction, ctx.ignore_index), None, None, None
 
 
+def _classes_last(x: np.ndarray, class_dim: int) -> np.ndarray:
+    """``x`` with its class dim moved last (a view; as it is where it is last already, the common case)."""
+    return x if class_dim == x.ndim - 1 else np.moveaxis(x, class_dim, -1)
+
+
 class NllLossBackward(Function):
     """nll_loss's derivative, as one node (recorded as PyTorch's with ``create_graph=True``): at each
     kept sample's target class ``-w[t] * grad`` (over the total weight for a mean), 0 elsewhere, even
@@ -252,7 +257,7 @@ class NllLossBackward(Function):
         _keep(ctx, ignore_index=ignore_index % 2**64, reduction=_REDUCTION_ENUM[reduction])
         lp, g = logp._data, grad._data
         class_dim = 1 if lp.ndim >= 2 else 0
-        moved = np.moveaxis(lp, class_dim, -1).shape
+        moved = _classes_last(lp, class_dim).shape
         kept, t, w = NllLoss._rows(lp, target._data, weight, ignore_index)
         out = np.zeros((int(np.prod(moved[:-1])), moved[-1]), lp.dtype)
         if reduction == "none" and lp.ndim >= 2:  # PyTorch's kernel: -w * grad[i]
@@ -261,7 +266,8 @@ class NllLossBackward(Function):
             with np.errstate(invalid="ignore", divide="ignore"):
                 scaled = -(g / total._data if reduction == "mean" else g)
             out[kept, t] = w * scaled.astype(lp.dtype, copy=False)
-        return Tensor._make(np.moveaxis(out.reshape(moved), -1, class_dim))
+        out = out.reshape(moved)
+        return Tensor._make(out if class_dim == lp.ndim - 1 else np.moveaxis(out, -1, class_dim))
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, Tensor | None, None, None, None]:
