@@ -119,6 +119,15 @@ def legacy_type_name(d: Any) -> str:
     return f"torch.{scalar_type_name(d)}Tensor"
 
 
+def deprecated_type_name(d: Any) -> str:
+    """The type name PyTorch's messages of a changed saved tensor show (its ``DeprecatedTypeProperties``):
+    ``torch.FloatTensor`` where a legacy tensor type exists, else ``CPUBoolType``, ``CPUComplexFloatType``."""
+    name = scalar_type_name(d)
+    if name in ("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"):
+        return f"torch.{name}Tensor"
+    return f"CPU{name}Type"
+
+
 def cpp_type_name(np_dtype: Any) -> str:
     """``float`` for float32, ``long int`` for int64: the C++ type some PyTorch messages show."""
     return _CPP_TYPE_NAMES[from_numpy_dtype(np_dtype).name]

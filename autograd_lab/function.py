@@ -243,7 +243,7 @@ def _op_name(node: Node) -> str:  # as PyTorch's messages name it: PowBackward0 
 
 
 def _legacy_type(np_dtype: np.dtype) -> str:
-    return dtypes.legacy_type_name(np_dtype)
+    return dtypes.deprecated_type_name(np_dtype)
 
 
 class FunctionCtx:

@@ -367,7 +367,7 @@ def test_the_fast_path_of_ops_with_arguments_sets_what_their_forward_sets(op, ki
                                              ((2, 3, 2), ([[1], [0]], [[2, 0]])), ((4, 2), ([-1, 0],))])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_fast_path_of_indexing_by_integer_tensors_records_what_index_records(kind, shape, key, dtype):
-    """``logp[rows, targets]``: fast_unary with the index arrays saved (as Index.forward saves them),
+    """``logp[rows, targets]``: fast_unary with the index tensors saved (as Index.forward saves them),
     ``shape`` and ``layout`` set; repeated indices (their gradients add up), broadcast index tensors,
     negative indices."""
     data = np.random.default_rng(4).standard_normal(shape).astype(dtype)
@@ -375,7 +375,7 @@ def test_the_fast_path_of_indexing_by_integer_tensors_records_what_index_records
     a = {"leaf": leaf, "nonleaf": leaf * 1.5,
          "output 1": al.var_mean(leaf.unsqueeze(0), 0, correction=0)[1]}[kind]
     index = tuple(al.tensor(k) for k in key)
-    fast, general = a[index], indexing.Index.apply(a, tuple(k._data for k in index))
+    fast, general = a[index], indexing.Index.apply(a, tuple(k._data for k in index), index)
     _same_nodes(fast, general)
     assert vars(fast.grad_fn) == vars(general.grad_fn)
     gf, gg = (al.autograd.grad((o * o).sum(), leaf, retain_graph=True)[0]._data for o in (fast, general))

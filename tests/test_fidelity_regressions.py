@@ -3355,3 +3355,51 @@ def test_int_arguments_take_a_0d_integer_tensor_as_pytorchs_parser():
         with pytest.raises(TypeError) as raised:
             call()
         assert str(raised.value) == text
+
+
+INDEX_KEYS = {  # an indexing by index tensors, and the in-place change of its first index tensor after it
+    "two tensors (the fast path)": (lambda m, x, i, j, k: x[i, j], lambda i, k: i.add_(1)),
+    "one tensor": (lambda m, x, i, j, k: x[i], lambda i, k: i.mul_(1)),
+    "a tensor and an int": (lambda m, x, i, j, k: x[i, 0], lambda i, k: i.zero_()),
+    "a mask": (lambda m, x, i, j, k: x[k], lambda i, k: k.logical_not_()),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_KEYS)
+def test_indexing_saves_the_index_tensors_themselves(case):
+    """PyTorch's IndexBackward0 saves the index tensors as given (``_saved_indices[0] is i``), so one
+    changed in place before backward raises its error (named ``torch.LongTensor``, a mask's
+    ``CPUBoolType``); a copy of their arrays gave the gradient at the changed indices, silently. Its
+    gradient is made in place into zeros: ``.grad._version`` 1."""
+    index, change = INDEX_KEYS[case]
+    got = []
+    for m in (al, torch) if torch is not None else (al,):
+        x = m.ones(3, 4, requires_grad=True)
+        i, j, k = m.tensor([0, 2]), m.tensor([1, 3]), m.tensor([True, False, True])
+        y = index(m, x, i, j, k)
+        first = y.grad_fn._saved_indices[0]
+        y.sum().backward(retain_graph=True)
+        version = x.grad._version
+        change(i, k)
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+        got.append((first is i or first is k, version, str(e.value)))
+    assert got[0][0] and (got[0][1] == 1 or case == "a tensor and an int"), got[0]  # (that one: a select's)
+    assert "modified by an inplace operation" in got[0][2]
+    if torch is not None:
+        assert got[0] == got[1], got
+
+
+def test_a_hook_that_changes_the_dtype_names_it_as_pytorch():
+    """The type names of PyTorch's messages: a legacy tensor type (``torch.FloatTensor``) where one exists,
+    else ``CPUBoolType``."""
+    got = []
+    for m in (al, torch) if torch is not None else (al,):
+        y = m.ones(2, requires_grad=True) * 2
+        y.register_hook(lambda g: g.bool())
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+        got.append(str(e.value))
+    assert got[0] == "hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBoolType)"
+    if torch is not None:
+        assert got[0] == got[1]

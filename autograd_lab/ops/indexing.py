@@ -381,9 +381,9 @@ class Index(Function):
     node_name = "IndexBackward0"
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, key: tuple) -> Tensor:
+    def forward(ctx: Any, a: Tensor, key: tuple, given: tuple[Tensor, ...] = ()) -> Tensor:
         ctx.shape = a._data.shape
-        _save_key(ctx, key)
+        _save_key(ctx, key, given)
         try:
             return Tensor._make(_index_layout(a._data, key, a._data[key]))
         except IndexError as e:
@@ -395,14 +395,14 @@ class Index(Function):
         return Tensor._make(np.asarray(a._data[clipped]))
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        return _index_backward(grad, ctx.shape, _saved_key(ctx)), None
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None]:
+        return _index_backward(grad, ctx.shape, _saved_key(ctx)), None, None
 
     @staticmethod
-    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[Tensor, None]:
+    def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[Tensor, None, None]:
         out = Tensor._make(_scatter(g, ctx.shape, _saved_key(ctx), True))
         out._version_counter.value = 1  # (PyTorch's index_put_ into the zeros, in place)
-        return out, None
+        return out, None, None
 
 
 def _index_layout(src: np.ndarray, key: tuple, res: np.ndarray) -> np.ndarray:
@@ -468,10 +468,13 @@ def _by_rows(a: np.ndarray) -> bool:
     return True
 
 
-def _save_key(ctx: Any, key: tuple) -> None:
+def _save_key(ctx: Any, key: tuple, given: tuple[Tensor, ...] = ()) -> None:
     """Save a key's index arrays for backward, as PyTorch saves the index tensors: backward frees
-    them, so that a second backward through the node fails."""
-    ctx.save_for_backward(*(Tensor._make(k) for k in key if isinstance(k, np.ndarray)))
+    them, so that a second backward through the node fails. An array of an index tensor the caller
+    ``given`` is saved as that tensor, as PyTorch's (changed in place before backward: PyTorch's error)."""
+    by_array = {id(t._data): t for t in given}
+    ctx.save_for_backward(*(t if (t := by_array.get(id(k))) is not None else Tensor._make(k)
+                            for k in key if isinstance(k, np.ndarray)))
     ctx.layout = tuple(None if isinstance(k, np.ndarray) else k for k in key)
 
 
@@ -496,15 +499,15 @@ def getitem(a: Tensor, key: Any) -> Tensor:
     if type(key) is tuple and _integer_tensors(a, key):  # x[rows, cols]: the index tensors alone
         arrays = tuple(k._data for k in key)
         try:  # (Index.forward's steps where nothing is out of bounds, recorded fast)
-            out = fast_unary(Index, lambda x: _index_layout(x, arrays, x[arrays]), a,
-                             tuple(Tensor._make(k) for k in arrays), 2,
+            out = fast_unary(Index, lambda x: _index_layout(x, arrays, x[arrays]), a, key, 3,
                              {"shape": a._data.shape, "layout": (None,) * len(arrays)})
         except IndexError:
             out = None  # Index.forward raises PyTorch's error
-        return out if out is not None else Index.apply(a, arrays)
+        return out if out is not None else Index.apply(a, arrays, key)
     out, index = _apply_basic(a, _normalize_key(key))
     if index:
-        return Index.apply(out, index)
+        return Index.apply(out, index, tuple(k for k in (key if type(key) is tuple else (key,))
+                                             if type(k) is Tensor))
     if out is a:  # a[...] or a[:, :]: still a new tensor, a view of a
         return Alias.apply(a)
     return out

@@ -238,7 +238,7 @@ def expand(a: Tensor, sizes: tuple[int, ...]) -> Tensor:
     """A view of ``a`` with size-1 dimensions repeated to ``sizes`` (-1 keeps a size; ``Tensor.expand``)."""
     shape = a._data.shape
     if len(sizes) < len(shape):
-        kind = "CPUBoolType" if a._data.dtype == np.bool_ else dtypes.legacy_type_name(a._data.dtype)
+        kind = dtypes.deprecated_type_name(a._data.dtype)
         raise RuntimeError(
             f"expand({kind}{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must be "
