@@ -59,6 +59,8 @@ class _HookDict(OnFirstUse):
         if obj is None:
             return self
         obj.__dict__["_hooked"] = True
+        if type(obj) is AccumulateGrad:
+            obj._own_hooks = True
         return super().__get__(obj, owner)
 
 
@@ -621,7 +623,7 @@ def _expandable_to(shape: tuple, target: tuple) -> bool:
 class AccumulateGrad(Node):
     """The node at the end of every path: adds the arriving gradient into ``variable.grad``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_own_hooks")
     # the same for every one (class attributes, not set per node: a leaf's AccumulateGrad is made again
     # whenever the graph holding it died, in every training step)
     _sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
@@ -629,13 +631,14 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
+        self._own_hooks = False  # a hook of its own (register_hook on the node: _HookDict)
         if _anomaly["enabled"]:
             self._forward_trace = _user_stack()
 
     @property
     def _hooked(self) -> bool:
         """Whether the engine must look for hooks: the node's own, or the leaf's."""
-        return self.__dict__.get("_hooked", False) or bool(self.variable._leaf_hooks)
+        return self._own_hooks or bool(self.variable._leaf_hooks)  # (no __dict__ made to ask)
 
     @property
     def _tensor_hooks(self) -> dict[int, dict[int, Callable]]:
@@ -758,6 +761,7 @@ def accumulate_node(leaf: Tensor) -> AccumulateGrad:
     if ref is None or (node := ref()) is None:
         node = object.__new__(AccumulateGrad)  # AccumulateGrad(leaf), its __init__ inline
         node.variable = leaf
+        node._own_hooks = False
         if _anomaly["enabled"]:
             node._forward_trace = _user_stack()
         leaf._accumulate_ref = weakref.ref(node)

@@ -360,7 +360,8 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: Any, alpha: Any = 1) -> boo
             ufunc(data, o, out=data)
     finally:
         quiet_off(token)
-    t._version_counter.value += 1
+    counter = t._counter
+    (counter if counter is not None else t._version_counter).value += 1
     return True
 
 
