@@ -250,14 +250,13 @@ def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool,
             if node is None:
                 node = heapq.heappop(ready)[2]
                 grads_in = buffers.pop(node)
-            if node._hooked or anomaly:
-                grads_out = _call_function(node, as_tensors(grads_in))
-            elif on_arrays and node._on_arrays:  # gradients as arrays from node to node
-                grads_out = node.apply_arrays(grads_in)
+            if on_arrays and node._on_arrays and not node._hooked and not anomaly:
+                grads_out = node.apply_arrays(grads_in, not retain_graph)  # arrays from node to node
             else:
-                grads_out = node.apply(*as_tensors(grads_in))
-            if not retain_graph:
-                node._release()
+                grads_out = (_call_function(node, as_tensors(grads_in)) if node._hooked or anomaly
+                             else node.apply(*as_tensors(grads_in)))
+                if not retain_graph:
+                    node._release()
             edges = iter(node._edges)  # zip takes node, output_nr from it, then the gradient
             node = None
             for nxt, nr, g in zip(edges, edges, grads_out):

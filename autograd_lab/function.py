@@ -478,13 +478,14 @@ class BackwardNode(Node, FunctionCtx):
         return grads
 
 
-    def apply_arrays(self, grads: list[Any]) -> tuple[Any, ...]:
+    def apply_arrays(self, grads: list[Any], release: bool = False) -> tuple[Any, ...]:
         """:meth:`apply` on arrays, for a node whose op has ``backward_arrays``, when no graph is built (the
         engine's plain backward; ``apply`` with grad mode off): gradients come in as arrays or Tensors
         (taken as their arrays) and leave as arrays. An incoming Tensor that carries something an array
         does not (a version, from a change in place; being a view), passed on as it is (``a + b``'s
         gradient), leaves as that Tensor; a gradient of another shape or dtype than its input is brought
-        to it as ``apply`` does, a Tensor too. A None (an unused output) takes ``apply``."""
+        to it as ``apply`` does, a Tensor too. A None (an unused output) takes ``apply``. ``release``: free
+        what was saved once it is read (the engine's ``_release``, without a call more per node)."""
         carried = None  # id of an array -> the Tensor it came in, with a version or as a view
         i = 0
         for g in grads:
@@ -494,11 +495,20 @@ class BackwardNode(Node, FunctionCtx):
                     carried[id(g._data)] = g
                 grads[i] = g._data
             elif g is None:
-                return self.apply(*as_tensors(grads))
+                result = self.apply(*as_tensors(grads))
+                if release:
+                    self._release()
+                return result
             i += 1
-        if self._saved is None:  # (a built-in node: freed is freed, whatever it is asked)
+        saved = self._saved
+        if saved is None:  # (a built-in node: freed is freed, whatever it is asked)
             raise RuntimeError(FREED_MESSAGE)
         result = self._forward_cls.backward_arrays(self, *grads)
+        if release:  # _release, inline
+            if not saved:
+                self._saved = _NOTHING_FREED
+            elif self._never_saved != (1 << len(saved)) - 1:
+                self._saved = None
         positions = self._tensor_positions
         if len(positions) != self._num_inputs:
             result = tuple([result[pos] for pos in positions])
@@ -997,8 +1007,8 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     fn = a._grad_fn
     if x.dtype.kind != "f" or fn is None and not a._requires_grad:
         return None
-    if fn is None:  # a leaf's edge
-        fn, _ = gradient_edge(a)
+    if fn is None:  # a leaf's edge (gradient_edge's, for a leaf that is no view)
+        fn = accumulate_node(a)
         nr = 0
     else:
         nr = a.output_nr
@@ -1007,13 +1017,15 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
         out = kernel(x)
     finally:
         _quiet_off(token)
-    key = (cls, x.shape, x.dtype, nargs)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    key = (cls, x.shape, x.dtype, nargs, out.shape)  # (the result's shape: an index's depends on its keys)
     meta = _UNARY.get(key)
     if meta is None:
         if len(_UNARY) > 4096:
             _UNARY.clear()
         meta = _UNARY[key] = (*_layout(((x.shape, x.dtype, True),) + (None,) * (nargs - 1)),
-                              _shared(((np.shape(out), out.dtype),)))
+                              _shared(((out.shape, out.dtype),)))
     node = object.__new__(cls._backward_cls)  # BackwardNode.__init__, inline
     node._sequence_nr = next(_sequence)
     node._edges = (fn, nr)
@@ -1025,7 +1037,7 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     if _anomaly["enabled"]:
         node._forward_trace = _user_stack()
     t = object.__new__(Tensor)  # Tensor._make, inline (not in inference mode)
-    t._data = out if type(out) is np.ndarray else np.asarray(out)
+    t._data = out
     t._requires_grad = t._is_inference = False
     t._grad_fn = node
     t.output_nr = 0
@@ -1035,7 +1047,8 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
         node._saved = (saved_item(a),)
     elif save == SAVES_RESULT:  # the result as _attach keeps it: its data alone (no cycle)
         saved = object.__new__(SavedTensor)
-        saved.tensor, saved.data, saved._counter, saved.version = None, t._data, t._version_counter, 0
+        t._counter = counter = _VersionCounter()  # (the result's counter, shared with what is saved)
+        saved.tensor, saved.data, saved._counter, saved.version = None, t._data, counter, 0
         saved.output_nr, saved.requires_grad, saved.producer = 0, True, None
         node._saved = (saved,)
     else:

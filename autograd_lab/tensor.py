@@ -256,9 +256,9 @@ class Tensor:
     def grad(self) -> Tensor | None:
         """The accumulated gradient of a leaf; None (with PyTorch's warning) on a non-leaf that was
         not asked to keep one (``retain_grad()`` or ``backward(inputs=[it])``)."""
-        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+        if (grad := self._grad) is None and not self._retains_grad and self.grad_fn is not None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return self._grad
+        return grad
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:

@@ -597,11 +597,11 @@ def _array_nodes(monkeypatch) -> list:
     seen = []
     real = function.BackwardNode.apply_arrays
 
-    def spy(self, grads):
+    def spy(self, grads, *release):
         arrays = all(isinstance(g, np.ndarray | np.generic) for g in grads)
         if arrays or all(type(g) is al.Tensor for g in grads):
             seen.append((self.name(), arrays))
-        return real(self, grads)
+        return real(self, grads, *release)
     monkeypatch.setattr(function.BackwardNode, "apply_arrays", spy)
     return seen
 
@@ -743,3 +743,13 @@ def test_add_with_alpha_leaves_the_fast_path_where_the_rules_apply():
         base = al.zeros(2, 3)
         base[0].add_(al.ones(3), alpha=-2)
         assert base.tolist() == [[-2.0, -2.0, -2.0], [0.0, 0.0, 0.0]] and base._version == 1
+
+
+def test_the_index_fast_path_records_each_results_own_shape():
+    """The unary fast path caches a node's metadata per op and input; an index's result has the shape
+    of its index tensors, not of its input: each node keeps its own (the shape its zeros would take)."""
+    x = al.ones(5, 3, requires_grad=True)
+    for n in (2, 4, 1):
+        y = x[al.tensor(list(range(n))), al.tensor([0] * n)]
+        general = indexing.Index.apply(x, (np.arange(n), np.zeros(n, np.int64)))
+        assert y.grad_fn._output_meta == general.grad_fn._output_meta == (((n,), np.dtype(np.float32)),)
