@@ -522,7 +522,13 @@ class BackwardNode(Node, FunctionCtx):
                 shape, dtype = meta[i]
                 d = g._data if type(g) is Tensor else g
                 if d.shape != shape or d.dtype is not dtype and d.dtype != dtype:
-                    fixed = _validate_grad(self, i, g if type(g) is Tensor else Tensor._make(g), shape, dtype)
+                    if g is not d:  # a Tensor
+                        fixed = _validate_grad(self, i, g, shape, dtype)
+                    elif d.dtype is dtype and d.ndim > len(shape) and (d.shape, shape) in _SUMMED_DIMS:
+                        # a bias's: _validate_grad's steps, for a pair of shapes it has checked before
+                        fixed = _no_grad_view(_sum_to_shape(d, shape, keep=True), shape)
+                    else:
+                        fixed = _validate_grad(self, i, Tensor._make(d), shape, dtype)
                     result = (*result[:i], fixed, *result[i + 1:])
             i += 1
         return result

@@ -96,6 +96,7 @@ def _compile_short_row(n: int, lanes: int, out_shape: tuple[int, ...]) -> Step:
     groups = whole // _ILP
     end, tail = groups * _ILP * lanes, whole * lanes
     split = (groups, _ILP, lanes)
+    zero = (np.float32 if lanes == 8 else np.float64)(0)  # (+ 0: never -0.0, as the kernel's)
 
     def run(x: np.ndarray) -> np.ndarray:
         x = x.reshape(n)
@@ -106,8 +107,8 @@ def _compile_short_row(n: int, lanes: int, out_shape: tuple[int, ...]) -> Step:
         acc = np.add.reduce(partial, axis=0)
         if tail < n:
             acc = np.concatenate((x[tail:], acc))
-        total = np.add.accumulate(acc)[-1] + x.dtype.type(0)  # (+ 0: never -0.0, as the kernel's)
-        return np.asarray(total).reshape(out_shape)
+        total = np.asarray(np.add.accumulate(acc)[-1] + zero)
+        return total if not out_shape else total.reshape(out_shape)
     return run
 
 

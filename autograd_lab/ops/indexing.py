@@ -486,6 +486,14 @@ def _saved_key(ctx: Any) -> tuple:
 def getitem(a: Tensor, key: Any) -> Tensor:
     """``a[key]`` as PyTorch records it: ints, slices and None as a chain of Select/Slice/Unsqueeze
     views, then the index tensors (integer or boolean) as one ``Index`` op (a copy) of that view."""
+    if type(key) is tuple and _integer_tensors(a, key):  # x[rows, cols]: the index tensors alone
+        arrays = tuple([k._data for k in key])
+        try:  # (Index.forward's steps where nothing is out of bounds, recorded fast)
+            out = fast_unary(Index, lambda x: _index_layout(x, arrays, x[arrays]), a, key, 3,
+                             {"shape": a._data.shape, "layout": (None,) * len(arrays)})
+        except IndexError:
+            out = None  # Index.forward raises PyTorch's error
+        return out if out is not None else Index.apply(a, arrays, key)
     if isinstance(key, slice):  # a[start:stop]: always a SliceBackward0, even when it takes all
         if key.step is not None and key.step <= 0:
             raise ValueError("step must be greater than zero")
@@ -496,14 +504,6 @@ def getitem(a: Tensor, key: Any) -> Tensor:
     if a.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key == 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    if type(key) is tuple and _integer_tensors(a, key):  # x[rows, cols]: the index tensors alone
-        arrays = tuple(k._data for k in key)
-        try:  # (Index.forward's steps where nothing is out of bounds, recorded fast)
-            out = fast_unary(Index, lambda x: _index_layout(x, arrays, x[arrays]), a, key, 3,
-                             {"shape": a._data.shape, "layout": (None,) * len(arrays)})
-        except IndexError:
-            out = None  # Index.forward raises PyTorch's error
-        return out if out is not None else Index.apply(a, arrays, key)
     out, index = _apply_basic(a, _normalize_key(key))
     if index:
         return Index.apply(out, index, tuple(k for k in (key if type(key) is tuple else (key,))
