@@ -207,7 +207,9 @@ def run_backward(
 def _run_plain(roots: list[tuple[Node, int, Tensor | None]], retain_graph: bool, create_graph: bool) -> None:
     """:func:`run_backward` for a plain ``backward()`` (no ``inputs=``, no capture, no observer), the
     common case, in one loop: the graph is walked once (counting each node's dependencies), and a node
-    without hooks is applied directly. Same schedule, same results."""
+    without hooks is applied directly. Without ``create_graph``, the nodes whose op has
+    ``backward_arrays`` take and return NumPy arrays (``apply_arrays``): no Tensor is made for a gradient
+    between two of them. Same schedule, same results."""
     deps: dict[Node, int] = {}
     stack = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(node for node, _, _ in roots))
     starts = set(stack) if len(stack) > 1 else ()  # (one root: no edge leads back to it)
