@@ -477,7 +477,6 @@ class BackwardNode(Node, FunctionCtx):
             i += 1
         return grads
 
-
     def apply_arrays(self, grads: list[Any], release: bool = False) -> tuple[Any, ...]:
         """:meth:`apply` on arrays, for a node whose op has ``backward_arrays``, when no graph is built (the
         engine's plain backward; ``apply`` with grad mode off): gradients come in as arrays or Tensors

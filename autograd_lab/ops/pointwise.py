@@ -66,7 +66,7 @@ class Exp(Function):
     def backward_arrays(ctx: Any, g: np.ndarray) -> tuple[np.ndarray]:
         (out,) = ctx.saved_arrays
         if g.dtype != out.dtype:
-            return Exp.backward(ctx, Tensor._make(g))
+            return (Exp.backward(ctx, Tensor._make(g)),)
         return (iterator_layout(g * out, g, out),)
 
 
