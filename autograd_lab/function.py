@@ -638,15 +638,15 @@ def _expandable_to(shape: tuple, target: tuple) -> bool:
 class AccumulateGrad(Node):
     """The node at the end of every path: adds the arriving gradient into ``variable.grad``."""
 
-    __slots__ = ("variable", "_own_hooks")
+    __slots__ = ("variable",)
     # the same for every one (class attributes, not set per node: a leaf's AccumulateGrad is made again
     # whenever the graph holding it died, in every training step)
     _sequence_nr = sys.maxsize  # PyTorch runs accumulation as soon as it is ready
     _edges = ()
+    _own_hooks = False  # set on the node once it has a hook of its own (register_hook on it: _HookDict)
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
-        self._own_hooks = False  # a hook of its own (register_hook on the node: _HookDict)
         if _anomaly["enabled"]:
             self._forward_trace = _user_stack()
 
@@ -776,7 +776,6 @@ def accumulate_node(leaf: Tensor) -> AccumulateGrad:
     if ref is None or (node := ref()) is None:
         node = object.__new__(AccumulateGrad)  # AccumulateGrad(leaf), its __init__ inline
         node.variable = leaf
-        node._own_hooks = False
         if _anomaly["enabled"]:
             node._forward_trace = _user_stack()
         leaf._accumulate_ref = weakref.ref(node)
@@ -933,13 +932,15 @@ _BINARY: dict[tuple, tuple] = {}
 
 
 def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_data: np.ndarray,
-                  save: tuple[bool, bool], nargs: int = 2) -> Tensor:
+                  save: tuple[bool, bool], nargs: int, operands: tuple) -> Tensor:
     """What ``cls.apply(a, b)`` records, for the commonest ops (``+ - * /``, ``mm``) when their
     caller computed ``out`` itself: ``a`` a tensor that is no view, ``b`` one too or a Python number
-    (``b_data`` its 0-d array); ``save`` says which of the two are saved for backward. The same node,
-    edges, saved tensors and metadata as :func:`_record` makes, without its general steps (views, several
-    outputs, a forward of its own, a ctx): less than half the cost (issue 17). The caller checked that
-    grad mode is on and that ``a`` or ``b`` requires grad; ``out``'s shape follows from the operands'."""
+    (``b_data`` its 0-d array); ``save`` says which of the two are saved for backward; ``operands`` is
+    (a's shape, b's shape, their dtype), as the caller read them (a NumPy attribute costs as much to read
+    as a Python call). The same node, edges, saved tensors and metadata as :func:`_record` makes, without
+    its general steps (views, several outputs, a forward of its own, a ctx): less than half the cost
+    (issue 17). The caller checked that grad mode is on and that ``a`` or ``b`` requires grad; ``out``'s
+    shape follows from the operands'."""
     # each operand's edge: gradient_edge's steps, inline for both (neither is a view), on the hot path
     fn_a, nr_a = a._grad_fn, 0
     if fn_a is not None:
@@ -957,15 +958,14 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
     else:  # a Python number, saved as (its array, the number)
         fn_b, nr_b = None, 0
         saved_b = (b_data, b) if save[1] else None
-    data = a._data
     # the node's metadata, as _layout and _shared make it, once per op and pattern of operands
-    key = (cls, data.shape, data.dtype, fn_a is not None, b_data.shape, fn_b is not None, nargs)
+    key = (cls, operands, fn_a is not None, fn_b is not None, nargs)
     meta = _BINARY.get(key)
     if meta is None:
         if len(_BINARY) > 4096:
             _BINARY.clear()
-        signature = ((data.shape, data.dtype, fn_a is not None),
-                     (b_data.shape, b_data.dtype, fn_b is not None))
+        shape, b_shape, dtype = operands
+        signature = ((shape, dtype, fn_a is not None), (b_shape, dtype, fn_b is not None))
         meta = _BINARY[key] = (*_layout(signature if nargs == 2 else (*signature, None)),
                                   _shared(((np.shape(out), out.dtype),)))
     # BackwardNode.__init__, inline
@@ -988,6 +988,7 @@ def record_binary(cls: type[Function], out: np.ndarray, a: Tensor, b: Any, b_dat
     t._requires_grad = t._is_inference = False
     t._grad_fn = node
     t.output_nr = 0
+    t._view_meta = t._counter = None
     return t
 
 
@@ -1046,6 +1047,7 @@ def fast_unary(cls: type[Function], kernel: Callable[[np.ndarray], np.ndarray], 
     t._requires_grad = t._is_inference = False
     t._grad_fn = node
     t.output_nr = 0
+    t._view_meta = t._counter = None
     if type(save) is tuple:
         node._saved = tuple([saved_item(c) for c in save])
     elif save == SAVES_SELF:

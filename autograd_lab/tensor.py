@@ -102,13 +102,13 @@ class Tensor:
     __array_priority__ = 1000  # NumPy arrays defer to Tensor in mixed arithmetic
 
     _counter: _VersionCounter | None = None  # made on first use: see _version_counter
+    _view_meta = None  # a ViewMeta when this tensor is a view of _base
     _leaf_hooks = OnFirstUse(dict)
     _post_accumulate_grad_hooks: dict | None = None  # (PyTorch's attribute: None until one is registered)
     # defaults that _init need not store on every tensor
     _grad = None
     _retains_grad = False
     _base = None
-    _view_meta = None  # a ViewMeta when this tensor is a view of _base
     _accumulate_ref = None
     _wrapped_number = None  # a Python number made a 0-d tensor for an op (PyTorch's "wrapped number")
     name = None  # an optional label, shown by autograd_lab.viz
@@ -130,8 +130,8 @@ class Tensor:
             t._data = data if type(data) is np.ndarray else np.asarray(data)
             t._requires_grad = False
             t._is_inference = open_inference_blocks != 0 and INFERENCE_MODE.enabled
-        t._grad_fn = grad_fn
-        t.output_nr = output_nr
+        t._grad_fn, t.output_nr = grad_fn, output_nr
+        t._view_meta = t._counter = None  # (the class has them too: an instance's own read faster)
         return t
 
     # ------------------------------------------------------------------ metadata
@@ -462,9 +462,9 @@ class ViewMeta:
 def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._data = data
     t._requires_grad = False
-    t._grad_fn = None
-    t.output_nr = 0
+    t._grad_fn, t.output_nr = None, 0
     t._is_inference = INFERENCE_MODE.enabled
+    t._view_meta = t._counter = None
     if requires_grad:
         t.requires_grad = True
 

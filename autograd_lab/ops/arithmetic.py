@@ -54,33 +54,40 @@ def _fast(cls: type[Function], ufunc: np.ufunc, a: Any, b: Any, nargs: int = 2) 
             _tensor.open_inference_blocks and INFERENCE_MODE.enabled):
         return None
     x = a._data
-    if x.dtype.kind != "f" or not x.flags.c_contiguous:
+    dt = x.dtype  # (each NumPy attribute read once: a read costs as much as a Python call)
+    if not (dt is _FLOAT32 or dt is _FLOAT64 or dt.kind == "f") or not x.flags.c_contiguous:
         return None
     need_a = a._requires_grad or a._grad_fn is not None
-    if type(b) is float or type(b) is int and -2**63 <= b < 2**64:  # (beyond 64 bits: PyTorch's error)
-        need_b = False
-        y = None  # NumPy takes a Python number in the array's dtype, as PyTorch a wrapped number
-    else:
-        if type(b) is not Tensor or b._view_meta is not None:
+    if type(b) is Tensor:
+        if b._view_meta is not None:
             return None
         need_b = b._requires_grad or b._grad_fn is not None
         y = b._data
-        if y.dtype is not x.dtype or not y.flags.c_contiguous or not (
-                y.shape == x.shape or y.shape == x.shape[x.ndim - y.ndim:] and 1 not in x.shape):
+        if y.dtype is not dt or not y.flags.c_contiguous:
             return None
+        shape, b_shape = x.shape, y.shape
+        if b_shape != shape and not (b_shape == shape[len(shape) - len(b_shape):] and 1 not in shape):
+            return None
+    elif type(b) is float or type(b) is int and -2**63 <= b < 2**64:  # (beyond 64 bits: PyTorch's error)
+        need_b = False
+        y = None  # NumPy takes a Python number in the array's dtype, as PyTorch a wrapped number
+    else:
+        return None
     token = quiet_on()
     out = ufunc(x, b if y is None else y)
     quiet_off(token)
     if not ((need_a or need_b) and _GRAD.enabled):
         return Tensor._make(out)  # nothing to record: Function.apply's forward alone
     if y is None:
-        y = np.asarray(b, x.dtype)  # (as_operand's wrapped number, saved for backward)
+        y = np.asarray(b, dt)  # (as_operand's wrapped number, saved for backward)
+        shape, b_shape = x.shape, ()
     # what the op's forward saves (its save_for_backward): mul each operand for the other's gradient,
     # div the divisor always
     save = (need_b, need_a) if cls is Mul else (need_b, True) if cls is Div else _SAVES_NOTHING
-    return record_binary(cls, out, a, b, y, save, nargs)
+    return record_binary(cls, out, a, b, y, save, nargs, (shape, b_shape, dt))
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 _SAVES_NOTHING = (False, False)
 
 

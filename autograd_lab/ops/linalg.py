@@ -237,8 +237,9 @@ def _fast_mm(a: Tensor, b: Tensor) -> Tensor | None:
     the node ``Mm.apply`` records (:func:`record_binary`), without its general steps (issue 17). None
     where another path applies (views, other ranks, dtypes or sizes: their checks and errors)."""
     x, y = a._data, b._data
-    if not (x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.dtype.kind == "f"
-            and x.shape[1] == y.shape[0] and a._view_meta is None and b._view_meta is None):
+    shape, b_shape, dt = x.shape, y.shape, x.dtype  # (each NumPy attribute read once)
+    if not (len(shape) == 2 and len(b_shape) == 2 and y.dtype is dt and dt.kind == "f"
+            and shape[1] == b_shape[0] and a._view_meta is None and b._view_meta is None):
         return None
     token = quiet_on()
     out = _mm(x, y)
@@ -248,7 +249,7 @@ def _fast_mm(a: Tensor, b: Tensor) -> Tensor | None:
     if not (need_a or need_b) or not _GRAD.enabled or (
             _tensor.open_inference_blocks and INFERENCE_MODE.enabled):
         return Tensor._make(out)  # nothing to record (Function.apply's forward alone)
-    t = record_binary(Mm, out, a, b, y, (need_b, need_a))  # (Mm.forward's save_for_backward)
+    t = record_binary(Mm, out, a, b, y, (need_b, need_a), 2, (shape, b_shape, dt))  # (Mm.forward's saves)
     t._grad_fn.column_major = (_column_major(a), _column_major(b))
     return t
 
