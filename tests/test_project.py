@@ -198,5 +198,7 @@ def test_make_test_installs_the_oracles_and_make_course_does_not():
     install = [line for line in test.splitlines() if "pip install" in line and "torch==2.13.0" in line]
     assert install and "scikit-learn" in install[0], test
     assert "download.pytorch.org/whl/cpu" in test, "PyTorch's CPU index is tried first"
-    assert test.rstrip().endswith("-m pytest"), "the oracles are installed before the tests run"
+    last = test.rstrip().splitlines()[-1]
+    assert "-m pytest" in last, "the oracles are installed before the tests run"
+    assert "-n auto" in last, "the tests run on every core (pytest-xdist)"
     assert "torch" not in course and "scikit-learn" not in course
