@@ -699,19 +699,14 @@ class AccumulateGrad(Node):
         training step's weight gradients are kept as the matrix products made them."""
         var = self.variable
         if type(grad) is not Tensor:  # an array from apply_arrays, nothing else holding it (the engine
-            # checked): .grad as it is where it owns its memory and has the variable's dtype and strides
-            if (var._grad is None and var._requires_grad and not _GRAD.enabled and grad.base is None
-                    and grad.dtype is var._data.dtype and grad.strides == var._data.strides
-                    and not var._post_accumulate_grad_hooks):
+            # checked): .grad as it is where it owns its memory
+            if grad.base is None and _takes_as_grad(var, grad):
                 var._grad = Tensor._make(grad)
                 return ()
             return self.apply(Tensor._make(grad))
         data = grad._data
-        if (var._grad is None and var._requires_grad and not _GRAD.enabled and type(grad) is Tensor
-                and grad._grad_fn is None and not grad._requires_grad
-                and data.dtype is var._data.dtype and data.strides == var._data.strides
-                and sys.getrefcount(data) == 3  # (grad._data, data, the argument)
-                and not var._post_accumulate_grad_hooks):
+        if (grad._grad_fn is None and not grad._requires_grad and _takes_as_grad(var, data)
+                and sys.getrefcount(data) == 3):  # (grad._data, data, the argument)
             base = grad._base
             if base is None:
                 if data.base is None:
@@ -726,6 +721,14 @@ class AccumulateGrad(Node):
                 var._grad = grad
                 return ()
         return self.apply(grad)
+
+
+def _takes_as_grad(var: Tensor, g: np.ndarray) -> bool:
+    """Whether ``var``'s first ``.grad`` can be a gradient with array ``g`` as it is (no copy), as
+    PyTorch's AccumulateGrad takes one: no graph being built, the variable's dtype and strides (its layout
+    contract), no post-accumulate hook to see it first."""
+    return (var._grad is None and var._requires_grad and not _GRAD.enabled and g.dtype is var._data.dtype
+            and g.strides == var._data.strides and not var._post_accumulate_grad_hooks)
 
 
 def _grad_copy(g: np.ndarray, variable: np.ndarray) -> np.ndarray:
